@@ -1,0 +1,253 @@
+/**
+ * POST /diagnosis/ over real HTTP on loopback: p50/p95 latency and requests/s for a 12-megapixel JPEG and
+ * a HEIC photo, at one client and a few, against `src/server.ts` in its own process (so the load generator
+ * does not share its event loop), and that process's peak RSS.
+ * Run alone: `npx tsx bench/api.ts [--requests 60] [--concurrency 4]`; `npm run bench` runs it with the others.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { parseArgs, promisify } from "node:util";
+import sharp from "sharp";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+export interface ApiBenchRow {
+  image: string;
+  bytes: number;
+  concurrency: number;
+  requests: number;
+  failures: number;
+  p50: number;
+  p95: number;
+  perSecond: number;
+}
+
+export interface ApiBenchResult {
+  rows: ApiBenchRow[];
+  peakRssMiB: number;
+  modelLoaded: boolean;
+  skipped: string[];
+}
+
+/** A leafy 4000×3000 scene with sensor-like noise: about 3 MB, like a phone's JPEG, and as slow to decode. */
+async function phonePhoto(): Promise<Buffer> {
+  const [width, height] = [4000, 3000];
+  const leaves = Array.from({ length: 40 }, (_, i) => {
+    const [cx, cy] = [(i * 977) % width, (i * 613) % height];
+    return `<ellipse cx="${cx}" cy="${cy}" rx="${width / 9}" ry="${height / 14}" transform="rotate(${(i * 37) % 180} ${cx} ${cy})" fill="hsl(${80 + (i % 5) * 10}, 55%, ${28 + (i % 4) * 6}%)"/>`;
+  }).join("");
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#6d5a3e"/>${leaves}</svg>`;
+  const noise = await sharp({
+    create: {
+      width,
+      height,
+      channels: 3,
+      background: "#808080",
+      noise: { type: "gaussian", mean: 128, sigma: 20 },
+    },
+  })
+    .png()
+    .toBuffer();
+  return sharp(Buffer.from(svg))
+    .composite([{ input: noise, blend: "soft-light" }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+async function toHeic(jpeg: Buffer): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(tmpdir(), "bench-api-heic-"));
+  try {
+    await writeFile(path.join(dir, "in.jpg"), jpeg);
+    await promisify(execFile)("heif-enc", [
+      "-q",
+      "60",
+      "-o",
+      path.join(dir, "out.heic"),
+      path.join(dir, "in.jpg"),
+    ]);
+    return await readFile(path.join(dir, "out.heic"));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+/** The real server (npm start's entry point), with limits lifted so the bench measures work, not 429s. */
+async function startServer(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_DIAGNOSIS: "100000",
+      REDIS_URL: "",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const up = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return child;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill("SIGTERM");
+  throw new Error("server did not become healthy within 120 s");
+}
+
+/** Peak resident memory of a process, from Linux's VmHWM. */
+async function peakRssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kib = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return kib / 1024;
+}
+
+function percentile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+async function load(
+  url: string,
+  image: Buffer,
+  filename: string,
+  requests: number,
+  concurrency: number,
+  maxSeconds: number,
+): Promise<{ latencies: number[]; failures: number; seconds: number }> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let issued = 0;
+  const started = performance.now();
+  const deadline = started + maxSeconds * 1000;
+  const one = async () => {
+    const form = new FormData();
+    form.append("image", new Blob([image]), filename);
+    form.append("language", "en");
+    const t = performance.now();
+    const res = await fetch(url, { method: "POST", body: form });
+    await res.arrayBuffer();
+    if (res.ok) latencies.push(performance.now() - t);
+    else failures++;
+  };
+  const worker = async () => {
+    while (issued < requests && performance.now() < deadline) {
+      issued++;
+      await one().catch(() => {
+        failures++;
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { latencies, failures, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * Each image at one client (latency as a single user sees it) and at `concurrency` clients (throughput
+ * on this machine), each phase bounded by `requests` and by `maxSeconds`.
+ */
+export async function runApiBench(
+  options: { requests?: number; concurrency?: number; maxSeconds?: number } = {},
+): Promise<ApiBenchResult> {
+  const requests = options.requests ?? 60;
+  const levels = [...new Set([1, options.concurrency ?? 4])];
+  const maxSeconds = options.maxSeconds ?? 45;
+  const jpeg = await phonePhoto();
+  const images: [string, Buffer, string][] = [["JPEG 4000×3000 (12 MP)", jpeg, "photo.jpg"]];
+  const skipped: string[] = [];
+  try {
+    images.push(["HEIC 4000×3000 (12 MP)", await toHeic(jpeg), "photo.heic"]);
+  } catch (error) {
+    skipped.push(
+      `HEIC: could not make one with heif-enc (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+
+  const port = await freePort();
+  const server = await startServer(port);
+  try {
+    const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as {
+      checks: { model: string };
+    };
+    const url = `http://127.0.0.1:${port}/diagnosis/`;
+    const rows: ApiBenchRow[] = [];
+    for (const [name, bytes, filename] of images) {
+      await load(url, bytes, filename, 2, 2, maxSeconds); // warm-up: first-use costs are not per request
+      for (const concurrency of levels) {
+        const { latencies, failures, seconds } = await load(
+          url,
+          bytes,
+          filename,
+          requests,
+          concurrency,
+          maxSeconds,
+        );
+        const sorted = latencies.sort((x, y) => x - y);
+        rows.push({
+          image: name,
+          bytes: bytes.length,
+          concurrency,
+          requests: latencies.length + failures,
+          failures,
+          p50: percentile(sorted, 0.5),
+          p95: percentile(sorted, 0.95),
+          perSecond: latencies.length / seconds,
+        });
+      }
+    }
+    return {
+      rows,
+      peakRssMiB: await peakRssMiB(server.pid!),
+      modelLoaded: health.checks.model === "ok",
+      skipped,
+    };
+  } finally {
+    server.kill("SIGTERM");
+    await once(server, "exit");
+  }
+}
+
+export function formatApiBench(result: ApiBenchResult): string {
+  return [
+    "| image | size | clients | requests | failed | p50 ms | p95 ms | requests/s |",
+    "|---|---|---|---|---|---|---|---|",
+    ...result.rows.map(
+      (r) =>
+        `| ${r.image} | ${(r.bytes / 1e6).toFixed(1)} MB | ${r.concurrency} | ${r.requests} | ${r.failures} | ` +
+        `${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.perSecond.toFixed(1)} |`,
+    ),
+    "",
+    "POST /diagnosis/ with `language=en` over loopback HTTP against `src/server.ts` in its own process " +
+      `(defaults: one inference thread). Server peak RSS ${result.peakRssMiB.toFixed(0)} MiB.` +
+      (result.modelLoaded ? "" : " NO MODEL LOADED: image checks only."),
+    ...result.skipped.map((s) => `Skipped: ${s}`),
+  ].join("\n");
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: { requests: { type: "string" }, concurrency: { type: "string" } },
+  });
+  const result = await runApiBench({
+    requests: values.requests ? Number(values.requests) : undefined,
+    concurrency: values.concurrency ? Number(values.concurrency) : undefined,
+  });
+  console.log(formatApiBench(result));
+}

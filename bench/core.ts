@@ -1,0 +1,175 @@
+/**
+ * Per-image latency of the diagnosis core (decode, preprocess + quality checks, inference, total) on a
+ * 12-megapixel JPEG and a HEIC phone photo generated here, and the process's peak RSS.
+ * Run alone: `npx tsx bench/core.ts [--runs 20]`; the API bench imports `runCoreBench`.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { parseArgs, promisify } from "node:util";
+import sharp from "sharp";
+import { loadConfig } from "../src/config.js";
+import { createAnalyser } from "../src/diagnosis/analyse.js";
+
+export interface StageTimes {
+  p50: number;
+  p95: number;
+}
+
+export interface CoreBenchRow {
+  image: string;
+  bytes: number;
+  decode: StageTimes;
+  preprocess: StageTimes;
+  inference: StageTimes;
+  total: StageTimes;
+}
+
+export interface CoreBenchResult {
+  rows: CoreBenchRow[];
+  /** Rows that could not run, with the reason (e.g. no heif-enc to make the HEIC photo). */
+  skipped: string[];
+  peakRssMiB: number;
+  modelLoaded: boolean;
+}
+
+/** A leafy 4000×3000 scene with sensor-like noise, so the JPEG is as heavy to decode as a phone photo. */
+async function phonePhoto(width: number, height: number): Promise<Buffer> {
+  const leaves = Array.from({ length: 40 }, (_, i) => {
+    const cx = (i * 977) % width;
+    const cy = (i * 613) % height;
+    return `<ellipse cx="${cx}" cy="${cy}" rx="${width / 9}" ry="${height / 14}" transform="rotate(${(i * 37) % 180} ${cx} ${cy})" fill="hsl(${80 + (i % 5) * 10}, 55%, ${28 + (i % 4) * 6}%)"/>`;
+  }).join("");
+  const scene = await sharp(
+    Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#6d5a3e"/>${leaves}</svg>`,
+    ),
+  )
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const noise = await sharp({
+    create: {
+      width,
+      height,
+      channels: 3,
+      background: "#000",
+      noise: { type: "gaussian", mean: 128, sigma: 12 },
+    },
+  })
+    .raw()
+    .toBuffer();
+  const pixels = scene.data;
+  const channels = scene.info.channels;
+  const noisy = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < width * height; i++) {
+    for (let c = 0; c < 3; c++)
+      noisy[i * 3 + c] = Math.max(0, Math.min(255, pixels[i * channels + c]! + noise[i * 3 + c]! - 128));
+  }
+  return sharp(noisy, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+async function toHeic(jpeg: Buffer): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(tmpdir(), "bench-heic-"));
+  try {
+    await writeFile(path.join(dir, "in.jpg"), jpeg);
+    await promisify(execFile)("heif-enc", [
+      "-q",
+      "60",
+      "-o",
+      path.join(dir, "out.heic"),
+      path.join(dir, "in.jpg"),
+    ]);
+    return await readFile(path.join(dir, "out.heic"));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function percentiles(values: number[]): StageTimes {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  return { p50: at(0.5), p95: at(0.95) };
+}
+
+export async function runCoreBench(
+  options: { runs?: number; modelPath?: string } = {},
+): Promise<CoreBenchResult> {
+  const runs = options.runs ?? 20;
+  const analyser = await createAnalyser({
+    modelPath: options.modelPath ?? loadConfig().modelPath,
+    threads: 1,
+  });
+  const jpeg = await phonePhoto(4000, 3000);
+  const images: [string, Buffer][] = [["JPEG 4000×3000 (12 MP)", jpeg]];
+  const skipped: string[] = [];
+  try {
+    images.push(["HEIC 4000×3000 (12 MP)", await toHeic(jpeg)]);
+  } catch (error) {
+    skipped.push(
+      `HEIC: could not make one with heif-enc (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  const rows: CoreBenchRow[] = [];
+  try {
+    for (const [name, bytes] of images) {
+      await analyser.analyse(bytes); // warm-up: first-use costs (worker start, session, wasm) are not per-image
+      const times = {
+        decode: [] as number[],
+        preprocess: [] as number[],
+        inference: [] as number[],
+        total: [] as number[],
+      };
+      for (let i = 0; i < runs; i++) {
+        const start = performance.now();
+        const { timings } = await analyser.analyse(bytes);
+        times.total.push(performance.now() - start);
+        times.decode.push(timings.decode);
+        times.preprocess.push(timings.preprocess);
+        times.inference.push(timings.inference);
+      }
+      rows.push({
+        image: name,
+        bytes: bytes.length,
+        decode: percentiles(times.decode),
+        preprocess: percentiles(times.preprocess),
+        inference: percentiles(times.inference),
+        total: percentiles(times.total),
+      });
+    }
+  } finally {
+    await analyser.close();
+  }
+  return {
+    rows,
+    skipped,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    modelLoaded: analyser.metadata !== null,
+  };
+}
+
+export function formatCoreBench(result: CoreBenchResult): string {
+  const ms = (t: StageTimes) => `${t.p50.toFixed(1)} / ${t.p95.toFixed(1)}`;
+  const lines = [
+    "| image | size | decode | preprocess + checks | inference | total |",
+    "|---|---|---|---|---|---|",
+    ...result.rows.map(
+      (r) =>
+        `| ${r.image} | ${(r.bytes / 1e6).toFixed(1)} MB | ${ms(r.decode)} | ${ms(r.preprocess)} | ${ms(r.inference)} | ${ms(r.total)} |`,
+    ),
+    "",
+    `Milliseconds, p50 / p95, one worker thread. Peak RSS ${result.peakRssMiB.toFixed(0)} MiB.` +
+      (result.modelLoaded ? "" : " NO MODEL LOADED: inference not measured."),
+    ...result.skipped.map((s) => `Skipped: ${s}`),
+  ];
+  return lines.join("\n");
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { runs: { type: "string" } } });
+  console.log(formatCoreBench(await runCoreBench({ runs: values.runs ? Number(values.runs) : undefined })));
+}

@@ -1,0 +1,46 @@
+// `npm run jobs -- list | retry <id> | retry-all`: the failed channel jobs an operator looks at and replays.
+import { Redis } from "ioredis";
+import { loadConfig } from "../../src/config.js";
+import { listFailed, retryAllFailed, retryFailed } from "./failed-jobs.js";
+import { createChannelQueue } from "./queue.js";
+
+const USAGE = "usage: npm run jobs -- list | retry <job id> | retry-all";
+
+async function main(args: string[]): Promise<number> {
+  const [command, id] = args;
+  if (!command || !["list", "retry", "retry-all"].includes(command) || (command === "retry" && !id)) {
+    console.error(USAGE);
+    return 2;
+  }
+  const { redisUrl } = loadConfig();
+  if (!redisUrl) {
+    console.error("REDIS_URL is not set: channel jobs live in Redis");
+    return 1;
+  }
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+  const { queue, close } = createChannelQueue({ connection: redis });
+  try {
+    if (command === "list") {
+      const failed = await listFailed(queue);
+      if (failed.length === 0) console.log("no failed jobs");
+      for (const job of failed) {
+        console.log(
+          `${job.id}\t${job.route}\tattempts=${job.attempts}\t${job.failedAt ?? "-"}\t${job.reason}`,
+        );
+      }
+      return 0;
+    }
+    if (command === "retry") {
+      const ok = await retryFailed(queue, id!);
+      console.log(ok ? `${id} queued again` : `${id} is not a failed job`);
+      return ok ? 0 : 1;
+    }
+    console.log(`${await retryAllFailed(queue)} failed jobs queued again`);
+    return 0;
+  } finally {
+    await close();
+    await redis.quit();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

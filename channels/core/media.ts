@@ -1,0 +1,48 @@
+import { MediaError } from "./types.js";
+
+/** The core refuses images over 10 MB anyway: stop reading there instead of buffering a huge body. */
+export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
+
+export interface DownloadOptions {
+  /** Sent to the first URL only: a redirect to a CDN must not carry our credentials with it. */
+  headers?: Record<string, string>;
+  maxBytes?: number;
+  timeoutMs?: number;
+  /** What the caller calls this URL in errors and logs (the URL itself may carry a token). */
+  label: string;
+}
+
+export async function downloadMedia(url: string, options: DownloadOptions): Promise<Buffer> {
+  const { headers, maxBytes = MAX_MEDIA_BYTES, timeoutMs = 15_000, label } = options;
+  const signal = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(url, { headers, redirect: "manual", signal });
+    for (let hops = 0; isRedirect(response.status) && hops < 3; hops++) {
+      const location = response.headers.get("location");
+      if (!location) break;
+      response = await fetch(new URL(location, url), { redirect: "manual", signal });
+    }
+  } catch (error) {
+    // A network error or a timeout may pass: a plain error, so the queue retries the job.
+    throw new Error(`${label}: download failed (${(error as Error).name})`);
+  }
+  if (response.status >= 500) throw new Error(`${label}: HTTP ${response.status}`);
+  // Gone, forbidden or not a file: retrying will not bring it back, the user is asked to resend.
+  if (!response.ok || !response.body) throw new MediaError(`${label}: HTTP ${response.status}`);
+  const declared = Number(response.headers.get("content-length") ?? 0);
+  if (declared > maxBytes) throw new MediaError(`${label}: ${declared} bytes is over the limit`);
+
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw new MediaError(`${label}: over ${maxBytes} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
+}

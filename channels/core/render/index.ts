@@ -1,0 +1,40 @@
+import type { Language } from "../../../src/diagnosis/types.js";
+import type { ChannelKind } from "../types.js";
+import { type ChatFlavour, renderChat, renderChatText } from "./chat.js";
+import { renderSmsDetails, renderSmsSummary, renderSmsText } from "./sms.js";
+import type { Texts } from "./texts.js";
+import type { ResultView } from "./view.js";
+
+/** Turns results and fixed texts into what each channel can carry. USSD has its own screens (ussd.ts). */
+export interface Renderer {
+  /** The answer to a photo. */
+  result(view: ResultView, language: Language, channel: ChannelKind): string;
+  /** The answer to a result code: on SMS the treatment (the summary was the first answer); chats get it all. */
+  details(view: ResultView, language: Language, channel: ChannelKind): string;
+  text(language: Language, channel: ChannelKind, key: string, vars?: Record<string, string | number>): string;
+}
+
+// MMS replies go back as SMS: the handset that sent the photo reads them as texts.
+function chatFlavour(channel: ChannelKind): ChatFlavour | undefined {
+  if (channel === "telegram") return "telegram";
+  if (channel === "whatsapp") return "whatsapp";
+  return undefined;
+}
+
+export function createRenderer(t: Texts): Renderer {
+  return {
+    result(view, language, channel) {
+      const flavour = chatFlavour(channel);
+      return flavour ? renderChat(view, language, t, flavour) : renderSmsSummary(view, language, t);
+    },
+    details(view, language, channel) {
+      const flavour = chatFlavour(channel);
+      return flavour ? renderChat(view, language, t, flavour) : renderSmsDetails(view, language, t);
+    },
+    text(language, channel, key, vars) {
+      const flavour = chatFlavour(channel);
+      const text = t(language, key, vars);
+      return flavour ? renderChatText(text, flavour) : renderSmsText(text);
+    },
+  };
+}

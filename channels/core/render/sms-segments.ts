@@ -1,0 +1,95 @@
+// GSM 03.38 default alphabet and its extension table: networks bill a message by these rules,
+// so a reply's cost is only predictable if we count exactly as they do.
+const GSM7_BASIC =
+  "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
+const GSM7_EXTENSION = "\f^{}\\[~]|€";
+
+const basic = new Set(GSM7_BASIC);
+const extension = new Set(GSM7_EXTENSION);
+
+export type SmsEncoding = "GSM-7" | "UCS-2";
+
+export interface SegmentCount {
+  encoding: SmsEncoding;
+  /** Septets (GSM-7) or UTF-16 code units (UCS-2) the text occupies. */
+  units: number;
+  segments: number;
+  /** Units still free in the last segment. */
+  remaining: number;
+}
+
+export const SEGMENT_LIMITS = {
+  "GSM-7": { single: 160, multi: 153 },
+  "UCS-2": { single: 70, multi: 67 },
+} as const;
+
+export function isGsm7(text: string): boolean {
+  for (const ch of text) {
+    if (!basic.has(ch) && !extension.has(ch)) return false;
+  }
+  return true;
+}
+
+/** Length of one character in the encoding's units: extension characters take an escape septet too. */
+export function unitLength(ch: string, encoding: SmsEncoding): number {
+  if (encoding === "GSM-7") return extension.has(ch) ? 2 : 1;
+  return ch.length;
+}
+
+export function countUnits(text: string, encoding: SmsEncoding): number {
+  let units = 0;
+  for (const ch of text) units += unitLength(ch, encoding);
+  return units;
+}
+
+export function countSegments(text: string): SegmentCount {
+  const encoding: SmsEncoding = isGsm7(text) ? "GSM-7" : "UCS-2";
+  const units = countUnits(text, encoding);
+  const { single, multi } = SEGMENT_LIMITS[encoding];
+  if (units <= single) return { encoding, units, segments: units === 0 ? 0 : 1, remaining: single - units };
+  const { segments, lastUsed } = packSegments(text, encoding, multi);
+  return { encoding, units, segments, remaining: multi - lastUsed };
+}
+
+// An escape pair or a surrogate pair is never split across two segments by handsets and gateways, so a
+// character that does not fit in what is left of a segment starts the next one (the gap stays unused).
+function packSegments(text: string, encoding: SmsEncoding, perSegment: number) {
+  let segments = 1;
+  let lastUsed = 0;
+  for (const ch of text) {
+    const len = unitLength(ch, encoding);
+    if (lastUsed + len > perSegment) {
+      segments += 1;
+      lastUsed = 0;
+    }
+    lastUsed += len;
+  }
+  return { segments, lastUsed };
+}
+
+export function fitsInSegments(text: string, segments: number): boolean {
+  return countSegments(text).segments <= segments;
+}
+
+// Typographic punctuation from translations would alone switch a whole reply to UCS-2 (70 instead of 160
+// characters per segment): plain equivalents read the same on a handset.
+const PLAIN_PUNCTUATION: Record<string, string> = {
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201C": '"',
+  "\u201D": '"',
+  "\u00AB": '"',
+  "\u00BB": '"',
+  "\u2013": "-",
+  "\u2014": "-",
+  "\u2026": "...",
+  "\u00A0": " ",
+  "\u202F": " ",
+};
+
+export function plainPunctuation(text: string): string {
+  return text.replace(
+    /[\u2018\u2019\u201C\u201D\u00AB\u00BB\u2013\u2014\u2026\u00A0\u202F]/g,
+    (ch) => PLAIN_PUNCTUATION[ch] ?? ch,
+  );
+}

@@ -1,0 +1,85 @@
+import type { Language } from "../../../src/diagnosis/types.js";
+import { countSegments, plainPunctuation } from "./sms-segments.js";
+import type { Texts } from "./texts.js";
+import { asSentence, type ResultView, sentences } from "./view.js";
+
+export const MAX_SMS_SEGMENTS = 3;
+
+/**
+ * Keeps the longest run of leading sentences that, with the tail, fits in `maxSegments`: a reply is cut
+ * between sentences, never inside one, and the tail (the short code) always survives.
+ */
+export function fitSentences(parts: string[], tail: string, maxSegments = MAX_SMS_SEGMENTS): string {
+  const compose = (n: number) => [parts.slice(0, n).join(" "), tail].filter(Boolean).join("\n");
+  let kept = 0;
+  while (kept < parts.length && countSegments(plainPunctuation(compose(kept + 1))).segments <= maxSegments)
+    kept++;
+  // Even the first sentence is too long: cut it at a word, so the farmer still gets the name.
+  if (kept === 0 && parts[0]) return plainPunctuation(cutToFit(parts[0], tail, maxSegments));
+  return plainPunctuation(compose(kept));
+}
+
+function cutToFit(sentence: string, tail: string, maxSegments: number): string {
+  const words = sentence.split(" ");
+  while (
+    words.length > 1 &&
+    countSegments(plainPunctuation(`${words.join(" ")}...\n${tail}`)).segments > maxSegments
+  ) {
+    words.pop();
+  }
+  return `${words.join(" ")}...\n${tail}`;
+}
+
+/**
+ * The first answer to a photo: what it is, what it means, what to do first; the code brings the treatment.
+ * The order is the knowledge base's SMS core (name, description, first actions: src/diagnosis/knowledge/
+ * sms-core.ts), which its authors keep within three segments, so the cut falls after it.
+ */
+export function renderSmsSummary(view: ResultView, language: Language, t: Texts): string {
+  if (view.kind !== "diagnosis") return fitSentences(sentences(statusText(view, language, t)), "");
+  const parts = [
+    t(language, "sms_diagnosis", { name: view.name, confidence: view.confidence }),
+    ...sentences(view.description),
+    ...view.actions.map(asSentence),
+  ];
+  return fitSentences(parts, t(language, "code_more", { code: view.code }));
+}
+
+/** The answer to a code: the treatment, for a farmer who already knows the name. */
+export function renderSmsDetails(view: ResultView, language: Language, t: Texts): string {
+  if (view.kind !== "diagnosis") return fitSentences(sentences(statusText(view, language, t)), "");
+  const parts = [
+    `${view.name}.`,
+    ...headed(t(language, "what_to_do"), view.actions),
+    ...headed(t(language, "prevention"), view.prevention),
+  ];
+  return fitSentences(parts, t(language, "code_line", { code: view.code }));
+}
+
+// The heading rides with the first item, so a cut never leaves a heading with nothing under it.
+function headed(heading: string, items: string[]): string[] {
+  return items.map((item, i) => (i === 0 ? `${heading}: ${asSentence(item)}` : asSentence(item)));
+}
+
+/** Plain sentences for every result that is not a diagnosis (shared with the chat renderer). */
+export function statusText(
+  view: Exclude<ResultView, { kind: "diagnosis" }>,
+  language: Language,
+  t: Texts,
+): string {
+  switch (view.kind) {
+    case "quality":
+      return t(language, `quality.${view.issue}`);
+    case "not_plant":
+      return t(language, "not_plant");
+    case "healthy":
+      return t(language, "healthy");
+    case "uncertain":
+      return t(language, "uncertain");
+  }
+}
+
+/** Any fixed text (help, please resend) sized for SMS. */
+export function renderSmsText(text: string): string {
+  return fitSentences(sentences(text), "");
+}

@@ -1,0 +1,56 @@
+// `npm run worker`: runs channel jobs (photos in, replies out), apart from the API so each scales alone.
+import { Redis } from "ioredis";
+import { loadConfig } from "../../src/config.js";
+import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
+import { createLogger } from "../../src/logger.js";
+import { createResultStore } from "../../src/results/store.js";
+import { createAdapters } from "./adapters.js";
+import { anyChannelConfigured } from "./enabled.js";
+import { createLanguageMemory } from "./language.js";
+import { createRenderer } from "./render/index.js";
+import { simpleKnowledge } from "./render/knowledge.js";
+import { createTexts } from "./render/texts.js";
+import { createChannelWorker } from "./worker.js";
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+if (!config.redisUrl || !anyChannelConfigured(config)) {
+  logger.fatal("the worker needs REDIS_URL and at least one channel's credentials (see docs/channels.md)");
+  process.exit(1);
+}
+
+// BullMQ's blocking connection must retry forever rather than fail a command mid-wait.
+const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+const [diagnoser, kb] = await Promise.all([
+  createDiagnoser({ modelPath: config.modelPath, threads: config.inferenceThreads, logger }),
+  createKnowledge(),
+]);
+const adapters = createAdapters(config);
+const worker = createChannelWorker({
+  connection: redis,
+  // A second job downloads or sends while the first holds the inference pool.
+  concurrency: Math.max(2, config.inferenceThreads * 2),
+  diagnoser,
+  store: createResultStore(redis),
+  languages: createLanguageMemory(redis),
+  renderer: createRenderer(createTexts()),
+  adapters,
+  knowledge: simpleKnowledge(kb),
+  logger,
+});
+logger.info({ channels: Object.keys(adapters) }, "channel worker started");
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "finishing active jobs before exit");
+  // close() waits for the jobs in flight; a job it cannot finish is taken over by another worker once its lock lapses.
+  await worker.close();
+  await diagnoser.close();
+  await redis.quit();
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,72 @@
+import { type Job, UnrecoverableError, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { type HandlerDeps, handleDelivery, handleInbound } from "./handlers.js";
+import { type ChannelJob, QUEUE_NAME } from "./queue.js";
+import { PermanentJobError, ProviderRateLimitError } from "./types.js";
+
+export interface WorkerDeps extends HandlerDeps {
+  connection: Redis;
+  prefix?: string;
+  /** Jobs in flight per process: each waits mostly on a download or a send, the core has its own pool. */
+  concurrency?: number;
+  /** How long a job's lock lives without renewal: a crashed worker's jobs are taken over after it. */
+  lockDuration?: number;
+  stalledInterval?: number;
+}
+
+export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
+  const {
+    connection,
+    prefix = "bull",
+    concurrency = 4,
+    lockDuration = 30_000,
+    stalledInterval,
+    logger,
+  } = deps;
+
+  async function process(job: Job<ChannelJob>): Promise<void> {
+    const data = job.data;
+    if (data.kind === "deliver") return handleDelivery(data.requestId, data.routing, data.language, deps);
+    return handleInbound(data.message, data.requestId, deps, (requestId) =>
+      job.updateData({ ...data, requestId }),
+    );
+  }
+
+  const worker: Worker<ChannelJob> = new Worker<ChannelJob>(
+    QUEUE_NAME,
+    async (job) => {
+      const started = performance.now();
+      try {
+        await process(job);
+        logger.info(
+          { jobId: job.id, kind: job.data.kind, ms: Math.round(performance.now() - started) },
+          "job done",
+        );
+      } catch (error) {
+        if (error instanceof ProviderRateLimitError) {
+          // The provider asked us to slow down: pause the whole queue and retry this job without using an attempt.
+          logger.warn(
+            { jobId: job.id, provider: error.provider, retryAfterMs: error.retryAfterMs },
+            "provider rate limit",
+          );
+          await worker.rateLimit(error.retryAfterMs);
+          throw Worker.RateLimitError();
+        }
+        if (error instanceof PermanentJobError) throw new UnrecoverableError(error.message);
+        throw error;
+      }
+    },
+    {
+      connection,
+      prefix,
+      concurrency,
+      lockDuration,
+      ...(stalledInterval ? { stalledInterval } : {}),
+    },
+  );
+  worker.on("failed", (job, error) => {
+    logger.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: error.message }, "job failed");
+  });
+  worker.on("error", (error) => logger.error({ err: error.message }, "worker error"));
+  return worker;
+}

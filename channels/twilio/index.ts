@@ -1,0 +1,2 @@
+export { createTwilioAdapter, isTwilioMediaHost } from "./send.js";
+export { parseTwilioInbound, TWILIO_PATH, twilioWebhook } from "./webhook.js";

@@ -1,0 +1,68 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyBaseLogger, type FastifyReply, LogController } from "fastify";
+import type { Redis } from "ioredis";
+import type { Config } from "./config.js";
+import type { Diagnoser } from "./diagnosis/diagnoser.js";
+import apiKey from "./plugins/api-key.js";
+import docs from "./plugins/docs.js";
+import errorHandler from "./plugins/error-handler.js";
+import multipart from "./plugins/multipart.js";
+import rateLimit from "./plugins/rate-limit.js";
+import requestId from "./plugins/request-id.js";
+import type { ResultSink } from "./results/types.js";
+import diagnosisRoute from "./routes/diagnosis.js";
+import healthRoute, { version } from "./routes/health.js";
+import { fileKeyword } from "./schemas/file.js";
+import { sharedSchemas } from "./schemas/index.js";
+
+export interface AppDeps {
+  config: Config;
+  diagnoser: Diagnoser;
+  /** Present when REDIS_URL is set: shared rate limits, results and channel queues. */
+  redis?: Redis;
+  /** Stores each REST result and sends it to the farmer when user_data routes it (channels). */
+  resultSink?: ResultSink;
+}
+
+export interface AppOptions {
+  /** The server passes its logger; tests pass one that writes to a buffer, or false for silence. */
+  logger?: FastifyBaseLogger | false;
+  /** Namespace of the rate-limit counters in Redis; tests use a unique one per run. */
+  rateLimitKeyPrefix?: string;
+}
+
+export async function buildApp(deps: AppDeps, options: AppOptions = {}) {
+  const app = Fastify({
+    ...(options.logger === false ? { logger: false } : { loggerInstance: options.logger }),
+    trustProxy: trustProxy(deps.config.trustProxy),
+    genReqId: () => crypto.randomUUID(),
+    logController: new LogController({ requestIdLogLabel: "request_id" }),
+    ajv: { plugins: [fileKeyword] },
+    // Errors raised before routing (e.g. a malformed URL) get the API's error shape too.
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      reply.code(400).send({ detail: error.message, request_id: request.id });
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Order matters: the error shape and request id first, then who the client is, then what it may spend.
+  await app.register(errorHandler);
+  await app.register(requestId);
+  await app.register(apiKey, { keys: deps.config.apiKeys });
+  await app.register(rateLimit, {
+    limits: deps.config.rateLimits,
+    redis: deps.redis,
+    keyPrefix: options.rateLimitKeyPrefix ?? "ratelimit",
+  });
+  await app.register(multipart);
+  await app.register(docs, { version, serverUrl: deps.config.publicBaseUrl });
+  for (const schema of sharedSchemas) app.addSchema(schema);
+
+  await app.register(healthRoute, deps);
+  await app.register(diagnosisRoute, deps);
+  return app;
+}
+
+/** A hop count means "trust that many proxies": Fastify does this at run time, its types lack the number form. */
+function trustProxy(value: Config["trustProxy"]) {
+  return typeof value === "number" ? (_address: string, hop: number) => hop < value : value;
+}

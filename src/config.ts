@@ -1,0 +1,209 @@
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+export interface ApiKey {
+  name: string;
+  /** Hex SHA-256 of the key: the key itself is never configured, stored or logged. */
+  sha256: string;
+  perMinute: number;
+}
+
+export interface TwilioConfig {
+  accountSid: string;
+  authToken: string;
+  smsFrom: string | undefined;
+  whatsappFrom: string | undefined;
+}
+
+export interface TelegramConfig {
+  botToken: string;
+  webhookSecret: string;
+}
+
+export interface AfricasTalkingConfig {
+  username: string;
+  apiKey: string;
+  senderId: string | undefined;
+  webhookToken: string;
+  allowedIps: string[];
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  logLevel: string;
+  redisUrl: string | undefined;
+  trustProxy: boolean | number | string[];
+  publicBaseUrl: string | undefined;
+  modelPath: string;
+  inferenceThreads: number;
+  /** Per-IP requests per minute: diagnosis and health (spec section 8), and docs, assets and unknown paths. */
+  rateLimits: { diagnosis: number; health: number; other: number };
+  apiKeys: ApiKey[];
+  twilio: TwilioConfig | undefined;
+  telegram: TelegramConfig | undefined;
+  africasTalking: AfricasTalkingConfig | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+type Env = Record<string, string | undefined>;
+
+// Collects every problem instead of stopping at the first, so an operator fixes the environment in one go.
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  str(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value ? value : undefined;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.str(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const raw = this.str(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error("protocol");
+      return raw;
+    } catch {
+      this.problems.push(`${name} must be a ${protocols.join(" or ")} URL`);
+      return undefined;
+    }
+  }
+
+  /** A group of variables that only makes sense all together: all set, none set, or a clear complaint. */
+  group<T>(names: string[], build: (values: string[]) => T): T | undefined {
+    const values = names.map((n) => this.str(n));
+    const set = values.filter((v) => v !== undefined).length;
+    if (set === 0) return undefined;
+    if (set < names.length) {
+      const missing = names.filter((_, i) => values[i] === undefined);
+      this.problems.push(`${missing.join(", ")} must be set together with ${names.join(", ")}`);
+      return undefined;
+    }
+    return build(values as string[]);
+  }
+}
+
+function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
+  if (raw === undefined || raw === "false") return false;
+  if (raw === "true") return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const list = raw.split(",").map((s) => s.trim());
+  if (list.some((s) => !/^[0-9a-fA-F:.]+(\/\d+)?$/.test(s))) {
+    problems.push('TRUST_PROXY must be "true", "false", a hop count, or a comma-separated list of IPs/CIDRs');
+    return false;
+  }
+  return list;
+}
+
+// API_KEYS="partner-a:<sha256 hex>:1000,partner-b:<sha256 hex>:300"
+function parseApiKeys(raw: string | undefined, problems: string[]): ApiKey[] {
+  if (raw === undefined) return [];
+  const keys: ApiKey[] = [];
+  for (const item of raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const [name, sha256, limit] = item.split(":");
+    const perMinute = Number(limit ?? "");
+    if (
+      !name ||
+      !sha256 ||
+      !/^[0-9a-f]{64}$/.test(sha256) ||
+      !Number.isInteger(perMinute) ||
+      perMinute < 1 ||
+      perMinute > 1000
+    ) {
+      problems.push(`API_KEYS entry "${name ?? ""}" must be name:<64 hex sha256>:<limit 1..1000>`);
+      continue;
+    }
+    keys.push({ name, sha256, perMinute });
+  }
+  return keys;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const r = new Reader(env);
+  const config: Config = {
+    port: r.int("PORT", 8000, 0, 65535),
+    host: r.str("HOST") ?? "0.0.0.0",
+    logLevel: r.str("LOG_LEVEL") ?? "info",
+    redisUrl: r.url("REDIS_URL", ["redis:", "rediss:"]),
+    trustProxy: parseTrustProxy(r.str("TRUST_PROXY"), r.problems),
+    publicBaseUrl: r.url("PUBLIC_BASE_URL", ["http:", "https:"]),
+    modelPath: path.resolve(ROOT_DIR, r.str("MODEL_PATH") ?? "models/disease-classifier.onnx"),
+    inferenceThreads: r.int("INFERENCE_THREADS", 1, 1, 64),
+    rateLimits: {
+      diagnosis: r.int("RATE_LIMIT_DIAGNOSIS", 30, 1, 100_000),
+      health: r.int("RATE_LIMIT_HEALTH", 100, 1, 100_000),
+      other: r.int("RATE_LIMIT_OTHER", 300, 1, 100_000),
+    },
+    apiKeys: parseApiKeys(r.str("API_KEYS"), r.problems),
+    twilio: r.group(["TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN"], ([accountSid, authToken]) => ({
+      accountSid: accountSid!,
+      authToken: authToken!,
+      smsFrom: r.str("TWILIO_SMS_FROM"),
+      whatsappFrom: r.str("TWILIO_WHATSAPP_FROM"),
+    })),
+    telegram: r.group(["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"], ([botToken, webhookSecret]) => ({
+      botToken: botToken!,
+      webhookSecret: webhookSecret!,
+    })),
+    africasTalking: r.group(
+      ["AT_USERNAME", "AT_API_KEY", "AT_WEBHOOK_TOKEN"],
+      ([username, apiKey, webhookToken]) => ({
+        username: username!,
+        apiKey: apiKey!,
+        senderId: r.str("AT_SENDER_ID"),
+        webhookToken: webhookToken!,
+        allowedIps: (r.str("AT_ALLOWED_IPS") ?? "")
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      }),
+    ),
+  };
+  const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+  if (!levels.includes(config.logLevel)) r.problems.push(`LOG_LEVEL must be one of ${levels.join(", ")}`);
+  if (config.telegram && !/^[A-Za-z0-9_-]{1,256}$/.test(config.telegram.webhookSecret)) {
+    r.problems.push(
+      "TELEGRAM_WEBHOOK_SECRET may only hold A-Z, a-z, 0-9, _ and - (Telegram's rule), 1-256 characters",
+    );
+  }
+  if (config.africasTalking && config.africasTalking.webhookToken.length < 16) {
+    r.problems.push("AT_WEBHOOK_TOKEN must be at least 16 characters: it is the only secret of that webhook");
+  }
+  if ((config.twilio || config.telegram || config.africasTalking) && !config.redisUrl) {
+    r.problems.push("channels (Twilio, Telegram, Africa's Talking) need REDIS_URL: their jobs run on BullMQ");
+  }
+  if (config.twilio && !config.publicBaseUrl) {
+    r.problems.push("TWILIO_* needs PUBLIC_BASE_URL: Twilio signs the public URL of the webhook");
+  }
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}

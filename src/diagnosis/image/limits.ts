@@ -1,0 +1,17 @@
+/** The spec's upload limit (§8), enforced in the core too so the CLI and the channel worker share it. */
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+
+/** Pixel budget per image: a 40 MP phone photo fits; a small file that claims a huge canvas (a pixel bomb) does not. */
+export const MAX_INPUT_PIXELS = 40_000_000;
+
+/**
+ * Decoded photos are kept at most this size on their shorter side. The model sees 128 px and the quality checks
+ * run at model scale, so more pixels would only cost memory and time; JPEGs shrink while decoding.
+ */
+export const WORKING_SHORT_SIDE = 512;
+
+/**
+ * Photos are at most this elongated (phone panoramas stay under ~6:1; the rice photos are ~3.4:1). A 40000×1 strip
+ * is not a photo, and resizing its shorter side to model scale would blow up its longer side.
+ */
+export const MAX_ASPECT_RATIO = 20;

@@ -1,0 +1,46 @@
+import type { QualityIssue } from "../types.js";
+import type { ImageStats } from "./stats.js";
+
+/**
+ * Thresholds, chosen on 500 test-split photos and degraded copies of them at model scale (docs/diagnosis-core.md
+ * has the distributions; `npm run eval` re-measures the detection and false-alarm rates).
+ */
+export const QUALITY_THRESHOLDS = {
+  /** Shorter side in pixels. The dataset's smallest real photos are 51-71 px (a few maize and rice ones). */
+  minSide: 64,
+  /** Mean luma. Clean photos: 1st percentile 0.09, 5th 0.35; photos darkened to 25 %: 95th percentile 0.15. */
+  darkMeanLuma: 0.17,
+  /** Clipped-pixel share. Clean photos: 99th percentile 0.01; photos overexposed ×2.5: 5th percentile 0.18. */
+  clippedFraction: 0.12,
+  /** Mean luma above which a photo is washed out even without clipping (clean: max 0.75, white-background rice). */
+  brightMeanLuma: 0.82,
+  /** Laplacian variance. Clean photos: 1st percentile 63; blurred with σ = 1.5 px: 95th percentile 61. */
+  laplacianVariance: 40,
+  /** Leaf-coloured share of judgeable pixels. Clean leaf photos: 1st percentile 0.16; non-plant photos: median 0.11. */
+  plantFraction: 0.1,
+} as const;
+
+/**
+ * The one issue worth telling the farmer about, most fundamental first: a photo too small, too dark or washed
+ * out cannot be judged for sharpness or colour, so those checks come after.
+ */
+export function qualityIssue(
+  stats: ImageStats,
+  original: { width: number; height: number },
+): QualityIssue | null {
+  const t = QUALITY_THRESHOLDS;
+  if (Math.min(original.width, original.height) < t.minSide) return "too_small";
+  if (stats.meanLuma < t.darkMeanLuma) return "too_dark";
+  if (stats.clippedFraction >= t.clippedFraction || stats.meanLuma > t.brightMeanLuma) return "overexposed";
+  if (stats.laplacianVariance < t.laplacianVariance) return "blurry";
+  if (stats.plantFraction < t.plantFraction) return "no_leaf_visible";
+  return null;
+}
+
+/**
+ * A dark photo's colours are gone (a leaf at 25 % brightness is no longer measurably green): the is-plant rule
+ * ignores colour then. A washed-out photo keeps its hue in the unclipped pixels, which `plantFraction` counts.
+ */
+export function distortsColour(issue: QualityIssue | null): boolean {
+  return issue === "too_dark";
+}

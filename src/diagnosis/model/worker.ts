@@ -1,0 +1,28 @@
+import { workerData } from "node:worker_threads";
+import { decodeHeif as decodeHeifPixels, type RgbaImage } from "../image/heif.js";
+import { createSession, type ModelOutput, runModel } from "./session.js";
+
+/** Pool worker: holds one ONNX session (loaded on first use) and does the CPU work that cannot run in sharp. */
+export interface WorkerData {
+  modelPath: string | null;
+}
+
+const { modelPath } = workerData as WorkerData;
+let session: ReturnType<typeof createSession> | null = null;
+
+export async function infer(task: { tensor: Float32Array; size: number }): Promise<ModelOutput> {
+  if (!modelPath) throw new Error("no model is loaded");
+  session ??= createSession(modelPath);
+  const output = await runModel(await session, task.tensor, task.size);
+  // Copy out of ONNX Runtime's buffers: they belong to the session, and the reply is cloned to the caller.
+  return {
+    logits: Float32Array.from(output.logits),
+    cam: Float32Array.from(output.cam),
+    camSize: output.camSize,
+  };
+}
+
+// libheif runs as WebAssembly on the calling thread: decoding a 12 MP HEIC here keeps the event loop free.
+export function decodeHeif(task: { bytes: Uint8Array }): Promise<RgbaImage> {
+  return decodeHeifPixels(task.bytes);
+}

@@ -1,0 +1,150 @@
+import type { Knowledge, NoteRequest } from "./kb.js";
+import {
+  type ClassProbabilities,
+  likeliestCrop,
+  type Names,
+  type Narrowing,
+  narrowByCrop,
+  narrowByRegion,
+} from "./narrowing.js";
+import type {
+  Crop,
+  Detection,
+  Diagnosis,
+  DiagnosisContext,
+  DiagnosisResult,
+  QualityIssue,
+  Treatment,
+} from "./types.js";
+
+/** A disease beside the top one is named only with at least this (narrowed, calibrated) probability. */
+export const SECONDARY_DIAGNOSIS_FLOOR = 0.15;
+export const MAX_DIAGNOSES = 3;
+
+/** What the model said about a photo judged to be a plant. */
+export interface ModelVerdict {
+  /** Calibrated probabilities over the leaf classes, given that the photo shows a plant (sum 1). */
+  probabilities: ClassProbabilities;
+  /** From classes.json: below it the answer names no disease. */
+  unsureThreshold: number;
+  /** Boxes around the regions behind one class's score (computed only when asked for). */
+  boxes(classId: string, probability: number): Detection[];
+}
+
+export interface Assessment {
+  requestId: string;
+  context: DiagnosisContext;
+  isPlant: boolean;
+  qualityIssue: QualityIssue | null;
+  /** Null when no model is loaded: the answer then says so instead of guessing. */
+  model: ModelVerdict | null;
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+function noTreatment(): Treatment {
+  return {
+    immediate_actions: [],
+    recommended_products: [],
+    natural_alternatives: [],
+    prevention: [],
+    urgency: null,
+  };
+}
+
+export const MODEL_UNAVAILABLE = {
+  code: "model_unavailable",
+  message: "No disease model is loaded: the image was checked, but no diagnosis can be made.",
+} as const;
+
+/** Turns the checks and the model's verdict into the API's result, with texts in the asked language and level. */
+export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
+  const { language, detailLevel, includeBbox } = a.context;
+  const notes: NoteRequest[] = [];
+  // A non-plant obviously shows no leaf: saying so again would only repeat the not-a-plant note.
+  if (a.qualityIssue && !(a.qualityIssue === "no_leaf_visible" && !a.isPlant)) {
+    notes.push({ key: `quality.${a.qualityIssue}` });
+  }
+  const result: DiagnosisResult = {
+    request_id: a.requestId,
+    image_analysis: { is_plant: a.isPlant, quality_issue: a.qualityIssue, detected_crop: null },
+    is_plant: a.isPlant,
+    crop_health: "unknown",
+    diagnoses: [],
+    treatment: noTreatment(),
+    detections: includeBbox ? [] : null,
+    additional_notes: null,
+    error: null,
+  };
+
+  if (!a.model) {
+    notes.push({ key: "no_model" });
+    result.error = { ...MODEL_UNAVAILABLE };
+  } else if (!a.isPlant) {
+    notes.unshift({ key: "not_plant" });
+  } else {
+    result.image_analysis.detected_crop = detectedCrop(a.model);
+    const { probabilities, notes: narrowingNotes } = narrow(a.model.probabilities, a.context, kb);
+    notes.push(...narrowingNotes);
+    const ranked = [...probabilities].sort((x, y) => y[1] - x[1]);
+    const [topId, topP] = ranked[0] ?? ["", 0];
+    if (topP < a.model.unsureThreshold) {
+      notes.unshift({ key: "unsure", params: { confidence: String(Math.round(topP * 100)) } });
+    } else if (kb.isHealthy(topId)) {
+      result.crop_health = "healthy";
+      result.treatment = kb.treatment([topId], language, detailLevel);
+      notes.unshift({ key: "healthy" });
+    } else {
+      const named = ranked
+        .filter(([id, p], i) => i === 0 || (p >= SECONDARY_DIAGNOSIS_FLOOR && !kb.isHealthy(id)))
+        .slice(0, MAX_DIAGNOSES);
+      result.crop_health = "unhealthy";
+      result.diagnoses = named.map(
+        ([id, p]): Diagnosis => ({ ...kb.describe(id, language, detailLevel), confidence: round3(p) }),
+      );
+      result.treatment = kb.treatment(
+        named.map(([id]) => id),
+        language,
+        detailLevel,
+      );
+      if (includeBbox) {
+        const model = a.model;
+        result.detections = named
+          .flatMap(([id, p]) => model.boxes(id, p))
+          .sort((x, y) => y.confidence - x.confidence);
+      }
+    }
+  }
+  result.additional_notes =
+    notes.length > 0 ? notes.map((n) => kb.note(n, language, detailLevel)).join(" ") : null;
+  return result;
+}
+
+/** The stated crop, then the stated region, narrow the model's answer (narrowing.ts); each may add a note. */
+function narrow(model: ClassProbabilities, context: DiagnosisContext, kb: Knowledge): Narrowing {
+  const { language, detailLevel } = context;
+  const names: Names = {
+    crop: (crop) => kb.note({ key: `crops.${crop}` }, language, detailLevel),
+    disease: (id) => kb.describe(id, language, detailLevel).name,
+  };
+  let probabilities = model;
+  const notes: NoteRequest[] = [];
+  if (context.cropType?.trim()) {
+    const byCrop = narrowByCrop(probabilities, context.cropType, names);
+    probabilities = byCrop.probabilities;
+    notes.push(...byCrop.notes);
+  }
+  if (context.region?.trim()) {
+    const byRegion = narrowByRegion(probabilities, context.region, kb, names);
+    probabilities = byRegion.probabilities;
+    notes.push(...byRegion.notes);
+  }
+  return { probabilities, notes };
+}
+
+/** The crop the model sees, when it is sure enough of the crop (summing that crop's classes). */
+function detectedCrop(model: ModelVerdict): Crop | null {
+  const likeliest = likeliestCrop(model.probabilities);
+  if (!likeliest || likeliest.share < model.unsureThreshold) return null;
+  return likeliest.crop;
+}

@@ -1,0 +1,104 @@
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import fp from "fastify-plugin";
+import type { Redis } from "ioredis";
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from "rate-limiter-flexible";
+
+/**
+ * Which budget a route draws on. `other` covers /docs, /redoc, /openapi.json, their assets and unknown
+ * paths: a page of Swagger UI costs about eight requests, so its default (300/min) allows ~35 page views
+ * a minute per IP while still capping scrapers. Routes that verify their callers themselves (provider
+ * webhooks) may opt out with `false`.
+ */
+export type RateLimitBucket = "diagnosis" | "health" | "other";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    rateLimit?: RateLimitBucket | false;
+  }
+}
+
+export interface RateLimitOptions {
+  limits: Record<RateLimitBucket, number>;
+  /** Shared counters: two instances on one Redis enforce one limit. Without it, counters are per process. */
+  redis?: Redis;
+  /** Namespace of the Redis keys (tests use a unique one per run). */
+  keyPrefix: string;
+}
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * Spec section 8: a fixed one-minute window per client (the IP, or the API key for key holders), and the
+ * X-RateLimit-* headers on every response, 429s and errors included, because they are set here, first.
+ */
+const rateLimit: FastifyPluginAsync<RateLimitOptions> = async (app, opts) => {
+  const limiters = new Map<string, RateLimiterAbstract>();
+
+  // rate-limiter-flexible's windows are fixed: the first request opens a 60 s window and the counter
+  // expires with it. One limiter per (bucket, limit): API keys carry their own limits.
+  function limiterFor(bucket: RateLimitBucket, points: number): RateLimiterAbstract {
+    const id = `${bucket}:${points}`;
+    let limiter = limiters.get(id);
+    if (!limiter) {
+      const common = { points, duration: WINDOW_SECONDS, keyPrefix: `${opts.keyPrefix}:${bucket}` };
+      limiter = opts.redis
+        ? new RateLimiterRedis({
+            ...common,
+            storeClient: opts.redis,
+            // While Redis is away each instance limits on its own rather than failing or waiting.
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: new RateLimiterMemory(common),
+          })
+        : new RateLimiterMemory(common);
+      limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+
+  app.addHook("onRequest", async (request, reply) => {
+    const bucket = request.routeOptions.config.rateLimit ?? "other";
+    if (bucket === false) return;
+    const client = request.apiClient;
+    // A key's limit is its diagnosis budget; it never lowers the default budgets of the other routes.
+    const limit = client
+      ? bucket === "diagnosis"
+        ? client.perMinute
+        : Math.max(opts.limits[bucket], client.perMinute)
+      : opts.limits[bucket];
+    const key = client ? `key:${client.name}` : `ip:${request.ip}`;
+
+    let res: RateLimiterRes;
+    let exceeded = false;
+    try {
+      res = await limiterFor(bucket, limit).consume(key);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      res = rejection;
+      exceeded = true;
+    }
+    setHeaders(reply, limit, res);
+    if (!exceeded) return;
+    const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    request.log.info({ bucket, client: client?.name ?? "ip" }, "rate limit exceeded");
+    return reply
+      .code(429)
+      .header("Retry-After", retryAfter)
+      .send({
+        detail: `Rate limit exceeded: ${limit} requests per minute. Retry in ${retryAfter} seconds.`,
+        request_id: request.id,
+      });
+  });
+};
+
+function setHeaders(reply: FastifyReply, limit: number, res: RateLimiterRes): void {
+  reply.header("X-RateLimit-Limit", limit);
+  reply.header("X-RateLimit-Remaining", Math.max(0, res.remainingPoints));
+  reply.header("X-RateLimit-Reset", Math.ceil((Date.now() + res.msBeforeNext) / 1000));
+}
+
+export default fp(rateLimit, { name: "rate-limit", fastify: "5.x", dependencies: ["api-key"] });

@@ -1,0 +1,110 @@
+import type { FastifyPluginAsync, FastifyRequest, RouteShorthandOptions } from "fastify";
+import type { AppDeps } from "../app.js";
+import type { DiagnosisContext } from "../diagnosis/types.js";
+import { ApiError } from "../http-errors.js";
+import { readForm } from "../plugins/multipart.js";
+import {
+  BadRequestError,
+  InternalError,
+  RateLimitError,
+  UnauthorizedError,
+  ValidationError,
+} from "../schemas/errors.js";
+import { retryAfterHeader, withHeaders } from "../schemas/headers.js";
+import { Ref } from "../schemas/helpers.js";
+import { DiagnosisForm, type DiagnosisFormValues } from "../schemas/request.js";
+import { DiagnosisResult } from "../schemas/result.js";
+import { parseUserData } from "../schemas/user-data.js";
+
+const DESCRIPTION = `Analyses one photo of a plant and returns the diagnosis and a treatment plan.
+
+Send \`multipart/form-data\`; only \`image\` is required. The crop is detected automatically; \`crop_type\` and
+\`region\` narrow the diagnosis. Rate limit: 30 requests per minute per IP, or the API key's own limit.
+
+400: malformed multipart body, or an image that is empty, over 10 MB, not a decodable JPEG/PNG/WebP/HEIC/HEIF
+(recognised from its bytes) or over 40 megapixels. 422: a form field fails validation.`;
+
+const response = {
+  200: withHeaders("The diagnosis", Ref(DiagnosisResult)),
+  400: withHeaders("Bad multipart body or unusable image", Ref(BadRequestError)),
+  401: withHeaders("Invalid API key", Ref(UnauthorizedError)),
+  422: withHeaders("Invalid form field", Ref(ValidationError)),
+  429: withHeaders("Rate limit exceeded", Ref(RateLimitError), retryAfterHeader),
+  500: withHeaders("Internal error", Ref(InternalError)),
+};
+
+/** Checked before the body is read: a JSON or urlencoded body is a bad request, not a validation error. */
+async function requireMultipart(request: FastifyRequest): Promise<void> {
+  if (!/^multipart\/form-data\s*;/i.test(request.headers["content-type"] ?? "")) {
+    throw new ApiError(400, "Send the request as multipart/form-data, with the photo in the `image` field");
+  }
+}
+
+const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  // Result delivery runs after the response; shutdown waits for what is still in flight.
+  const pendingSinks = new Set<Promise<void>>();
+  app.addHook("onClose", async () => {
+    await Promise.allSettled(pendingSinks);
+  });
+
+  const options = (url: string, operationId: string, summary: string): RouteShorthandOptions => ({
+    config: { rateLimit: "diagnosis" },
+    schema: {
+      operationId,
+      summary,
+      description: DESCRIPTION,
+      tags: ["diagnosis"],
+      consumes: ["multipart/form-data"],
+      body: DiagnosisForm,
+      response,
+      // The slash-less spellings work the same; the docs list the spec's two paths only.
+      hide: !url.endsWith("/"),
+    },
+    preParsing: requireMultipart,
+    // The form is read here so that the route's schema validates it (and answers 422 in one shape).
+    preValidation: async (request) => {
+      request.body = await readForm(request);
+    },
+  });
+
+  const routes: [url: string, operationId: string, summary: string][] = [
+    ["/diagnosis/", "createDiagnosis", "Diagnose a plant photo"],
+    ["/diagnoses/", "createDiagnosisAlias", "Diagnose a plant photo (alias of /diagnosis/)"],
+    ["/diagnosis", "createDiagnosisNoSlash", "Diagnose a plant photo"],
+    ["/diagnoses", "createDiagnosisAliasNoSlash", "Diagnose a plant photo"],
+  ];
+  for (const [url, operationId, summary] of routes) {
+    app.post(url, options(url, operationId, summary), async (request) => {
+      const form = request.body as DiagnosisFormValues;
+      const { filename, mimetype, data } = form.image;
+      request.log.debug({ filename, mimetype, bytes: data.length }, "image received");
+      const routing = parseUserData(form.user_data);
+      const context: DiagnosisContext = {
+        cropType: form.crop_type,
+        region: form.region,
+        growthStage: form.growth_stage,
+        description: form.description,
+        language: form.language,
+        detailLevel: form.detail_level,
+        includeBbox: form.include_bbox,
+      };
+      const diagnosed = await deps.diagnoser.diagnose(data, context, request.id);
+      // The contract ties body and header together; do not rely on the core to have copied the id.
+      const result = { ...diagnosed, request_id: request.id };
+
+      const sink = deps.resultSink;
+      if (sink) {
+        const delivery = Promise.resolve()
+          .then(() => sink(result, form.language, routing))
+          .catch((err: unknown) =>
+            request.log.error({ err }, "result sink failed; the response is unaffected"),
+          )
+          .finally(() => pendingSinks.delete(delivery));
+        pendingSinks.add(delivery);
+      }
+      return result;
+    });
+  }
+};
+
+export default diagnosisRoute;

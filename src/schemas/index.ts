@@ -1,0 +1,22 @@
+import {
+  BadRequestError,
+  InternalError,
+  NotFoundError,
+  RateLimitError,
+  UnauthorizedError,
+  ValidationError,
+} from "./errors.js";
+import { HealthResponse } from "./health.js";
+import { DiagnosisResult } from "./result.js";
+
+/** Registered once with `app.addSchema`: they appear by name under components.schemas of /openapi.json. */
+export const sharedSchemas = [
+  DiagnosisResult,
+  HealthResponse,
+  BadRequestError,
+  UnauthorizedError,
+  ValidationError,
+  RateLimitError,
+  InternalError,
+  NotFoundError,
+];

@@ -1,0 +1,77 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { CROPS, DETAIL_LEVELS, LANGUAGES } from "../diagnosis/types.js";
+import type { UploadedFile } from "./file.js";
+import { StringEnum } from "./helpers.js";
+
+/** Upper bounds of the free-text fields (the spec leaves them open); docs/api.md lists them for partners. */
+export const TEXT_LIMITS = { crop_type: 64, region: 100, growth_stage: 64, description: 2000 } as const;
+/** `user_data` is caller metadata, not storage: 4 KB of UTF-8 (design.md). */
+export const USER_DATA_MAX_BYTES = 4096;
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+
+const text = (maxLength: number, description: string, example: string) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength, description, examples: [example] }));
+
+/**
+ * The multipart form of POST /diagnosis/. Text parts arrive as strings: Fastify's Ajv coerces `include_bbox`
+ * and fills the defaults, so the handler reads validated, complete values.
+ */
+export const DiagnosisForm = Type.Object(
+  {
+    image: Type.Unsafe<UploadedFile>({
+      isFile: true,
+      description:
+        "The photo: JPEG, PNG, WebP, HEIC or HEIF, at most 10 MB and 40 megapixels. The format is recognised " +
+        "from the file's bytes; the declared content type and file name are ignored.",
+    }),
+    crop_type: text(
+      TEXT_LIMITS.crop_type,
+      `Crop in the photo. Optional: the crop is detected automatically. Recognised values narrow the diagnosis: ${CROPS.join(", ")}.`,
+      "tomato",
+    ),
+    region: text(
+      TEXT_LIMITS.region,
+      "Region or country where the photo was taken; narrows the diagnosis to diseases known there.",
+      "Kenya",
+    ),
+    growth_stage: text(TEXT_LIMITS.growth_stage, "Growth stage of the crop.", "flowering"),
+    description: text(
+      TEXT_LIMITS.description,
+      "Free text describing the symptoms.",
+      "Brown spots with yellow rings on the lower leaves",
+    ),
+    language: Type.Optional(
+      StringEnum(LANGUAGES, {
+        default: "fr",
+        description: "Language of the descriptive text (names, descriptions, advice). Keys stay English.",
+      }),
+    ),
+    detail_level: Type.Optional(
+      StringEnum(DETAIL_LEVELS, {
+        default: "standard",
+        description: "`simple` for farmers, `standard` for technicians, `expert` for agronomists.",
+      }),
+    ),
+    include_bbox: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: "`true` or `false`. When true, `detections` holds bounding boxes; otherwise it is null.",
+      }),
+    ),
+    user_data: Type.Optional(
+      Type.String({
+        maxLength: USER_DATA_MAX_BYTES,
+        description:
+          "A JSON object (as text, at most 4 KB) of caller metadata; it is not echoed. Optional routing keys have " +
+          'the result also sent to the farmer: `channel` ("sms", "whatsapp" or "telegram"), `phone` (E.164, ' +
+          "required for sms and whatsapp) and `chat_id` (required for telegram). Invalid routing keys give 422.",
+        examples: ['{"channel":"sms","phone":"+254712345678","device":"feature_phone"}'],
+      }),
+    ),
+  },
+  { description: "Send as multipart/form-data; only `image` is required." },
+);
+
+type Form = Static<typeof DiagnosisForm>;
+/** The form after validation: Ajv's `useDefaults` has filled in every field that has a default. */
+export type DiagnosisFormValues = Form & Required<Pick<Form, "language" | "detail_level" | "include_bbox">>;

@@ -1,0 +1,69 @@
+import { once } from "node:events";
+import closeWithGrace from "close-with-grace";
+import { Redis } from "ioredis";
+import channelsPlugin, { anyChannelConfigured } from "../channels/core/plugin.js";
+import { createChannelQueue } from "../channels/core/queue.js";
+import { buildApp } from "./app.js";
+import { type Config, ConfigError, loadConfig } from "./config.js";
+import { createDiagnoser } from "./diagnosis/diagnose.js";
+import { createLogger } from "./logger.js";
+import { createResultSink } from "./results/sink.js";
+import { createResultStore } from "./results/store.js";
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // Before any logger exists: a plain message an operator reads in the terminal or the container log.
+    console.error(error.message);
+    process.exit(1);
+  }
+}
+
+const config = readConfig();
+const logger = createLogger(config.logLevel);
+
+/** Waits briefly for Redis so the first requests share limits; a Redis that is down only degrades /health. */
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { connectionName: "crop-diagnosis-api" });
+  redis.on("error", (err) => logger.warn({ err: { message: err.message } }, "redis connection problem"));
+  const ready = once(redis, "ready").then(() => true);
+  const timeout = new Promise<false>((resolve) => setTimeout(resolve, 5000, false).unref());
+  if (!(await Promise.race([ready, timeout])))
+    logger.warn("redis not ready yet; rate limits are per instance until it is");
+  return redis;
+}
+
+const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+const diagnoser = await createDiagnoser({
+  modelPath: config.modelPath,
+  threads: config.inferenceThreads,
+  logger,
+});
+// Every REST result is stored for USSD/SMS look-ups (in Redis, or in memory without it); with channels
+// configured, results whose user_data names a channel are also queued for delivery to the farmer.
+const store = createResultStore(redis);
+const queue = redis && anyChannelConfigured(config) ? createChannelQueue({ connection: redis }) : undefined;
+const resultSink = createResultSink({ store, enqueueDelivery: queue?.enqueueDelivery });
+const app = await buildApp({ config, diagnoser, redis, resultSink }, { logger });
+// The provider webhooks join the same server; the REST app itself (and its tests) knows no provider.
+if (redis && queue) await app.register(channelsPlugin, { config, redis, store, queue });
+
+// SIGTERM/SIGINT: stop accepting, let in-flight requests finish (app.close), then release the model and
+// Redis. A second signal or 10 s without finishing exits at once.
+closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
+  if (err) logger.error({ err }, "closing after an unexpected error");
+  else logger.info({ signal }, "shutting down");
+  await app.close();
+  await queue?.close();
+  await diagnoser.close();
+  await redis?.quit();
+});
+
+try {
+  await app.listen({ port: config.port, host: config.host });
+} catch (err) {
+  logger.fatal({ err }, "could not start the server");
+  process.exit(1);
+}

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
+import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
+import { testApp } from "./support/app.js";
+import { multipartBody } from "./support/form.js";
+import { heic, photo } from "./support/images.js";
+
+// The real diagnosis core behind the route: image intake is checked end to end, from bytes to status code.
+type App = Awaited<ReturnType<typeof testApp>>["app"];
+let app: App;
+let diagnoser: Diagnoser;
+let ip = 0;
+
+beforeAll(async () => {
+  diagnoser = await createDiagnoser({ modelPath: loadConfig({}).modelPath, threads: 1 });
+  ({ app } = await testApp({ deps: { diagnoser } }));
+}, 120_000);
+afterAll(async () => {
+  await app.close();
+  await diagnoser.close();
+});
+
+async function upload(data: Buffer, filename: string, type: string, fields: Record<string, string> = {}) {
+  const { payload, headers } = await multipartBody(fields, { data, filename, type });
+  return app.inject({
+    method: "POST",
+    url: "/diagnosis/",
+    payload,
+    headers,
+    remoteAddress: `10.9.0.${++ip}`,
+  });
+}
+
+/** The 4-byte CRC of a PNG chunk (type + data). */
+function crc32(bytes: Buffer): number {
+  let crc = ~0;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return ~crc >>> 0;
+}
+
+/** A tiny valid PNG whose header claims width × height pixels: a decompression bomb. */
+async function pngClaiming(width: number, height: number): Promise<Buffer> {
+  const png = Buffer.from(await photo(8, 8, "png"));
+  png.writeUInt32BE(width, 16);
+  png.writeUInt32BE(height, 20);
+  png.writeUInt32BE(crc32(png.subarray(12, 29)), 29);
+  return png;
+}
+
+/** A tiny JPEG whose frame header claims width × height pixels. */
+async function jpegClaiming(width: number, height: number): Promise<Buffer> {
+  const jpeg = Buffer.from(await photo(16, 16, "jpeg"));
+  for (let i = 2; i < jpeg.length - 9; i++) {
+    if (jpeg[i] === 0xff && (jpeg[i + 1] === 0xc0 || jpeg[i + 1] === 0xc2)) {
+      jpeg.writeUInt16BE(height, i + 5);
+      jpeg.writeUInt16BE(width, i + 7);
+      return jpeg;
+    }
+  }
+  throw new Error("no SOF marker");
+}
+
+function expectDiagnosis(res: Awaited<ReturnType<typeof upload>>) {
+  expect(res.statusCode, res.body).toBe(200);
+  const body = res.json();
+  expect(body.request_id).toBe(res.headers["x-request-id"]);
+  expect(typeof body.image_analysis.is_plant).toBe("boolean");
+  expect(body.is_plant).toBe(body.image_analysis.is_plant);
+  expect(["healthy", "unhealthy", "unknown"]).toContain(body.crop_health);
+  return body;
+}
+
+function expectBadImage(res: Awaited<ReturnType<typeof upload>>) {
+  expect(res.statusCode, res.body).toBe(400);
+  const body = res.json();
+  expect(Object.keys(body).sort()).toEqual(["detail", "request_id"]);
+  expect(body.detail.length).toBeGreaterThan(5);
+  expect(body.detail).not.toMatch(/\n\s+at |\.ts:\d|node_modules/);
+}
+
+describe("image formats through POST /diagnosis/ (real core)", () => {
+  it.each(["jpeg", "png", "webp"] as const)("diagnoses a %s photo", async (format) => {
+    expectDiagnosis(await upload(await photo(640, 480, format), `leaf.${format}`, `image/${format}`));
+  });
+
+  it("diagnoses a real HEIC made by heif-enc, declared as image/heic or image/heif", async () => {
+    const bytes = await heic(await photo(640, 480, "jpeg"));
+    expect(bytes.subarray(4, 8).toString("latin1")).toBe("ftyp");
+    expectDiagnosis(await upload(bytes, "IMG_0001.HEIC", "image/heic"));
+    expectDiagnosis(await upload(bytes, "photo.heif", "image/heif"));
+  });
+
+  it("recognises a mislabelled file from its bytes", async () => {
+    expectDiagnosis(await upload(await photo(640, 480, "png"), "photo.jpg", "image/jpeg"));
+    expectDiagnosis(await upload(await photo(640, 480, "webp"), "scan.pdf", "application/pdf"));
+  });
+
+  it("fills detections only with include_bbox=true", async () => {
+    const jpeg = await photo(640, 480, "jpeg");
+    expect(expectDiagnosis(await upload(jpeg, "a.jpg", "image/jpeg")).detections).toBeNull();
+    expect(
+      Array.isArray(
+        expectDiagnosis(await upload(jpeg, "a.jpg", "image/jpeg", { include_bbox: "true" })).detections,
+      ),
+    ).toBe(true);
+  });
+
+  it("refuses an empty file", async () => {
+    expectBadImage(await upload(Buffer.alloc(0), "empty.jpg", "image/jpeg"));
+  });
+
+  it("refuses a truncated JPEG", async () => {
+    const jpeg = await photo(640, 480, "jpeg");
+    expectBadImage(await upload(jpeg.subarray(0, Math.floor(jpeg.length / 3)), "cut.jpg", "image/jpeg"));
+  });
+
+  it("refuses unsupported formats whatever they are labelled", async () => {
+    const gif = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
+    expectBadImage(await upload(gif, "leaf.jpg", "image/jpeg"));
+    expectBadImage(await upload(Buffer.from("just some text, not an image"), "leaf.png", "image/png"));
+    const tiff = await (await import("sharp"))
+      .default(await photo(32, 32, "png"))
+      .tiff()
+      .toBuffer();
+    expectBadImage(await upload(tiff, "leaf.tiff", "image/tiff"));
+  });
+
+  it("refuses pixel bombs before decoding them", async () => {
+    expectBadImage(await upload(await pngClaiming(50_000, 50_000), "bomb.png", "image/png"));
+    expectBadImage(await upload(await jpegClaiming(60_000, 60_000), "bomb.jpg", "image/jpeg"));
+  });
+
+  it("still serves after all of the above", async () => {
+    expectDiagnosis(await upload(await photo(320, 240, "jpeg"), "a.jpg", "image/jpeg"));
+    expect((await app.inject("/health")).statusCode).toBe(200);
+  });
+});

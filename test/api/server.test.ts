@@ -1,0 +1,55 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { once } from "node:events";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+// `npm start`'s entry point as a real process: configuration errors, listening, graceful shutdown.
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+function start(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string } {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+  });
+  let output = "";
+  child.stdout.on("data", (d) => {
+    output += d;
+  });
+  child.stderr.on("data", (d) => {
+    output += d;
+  });
+  return { child, output: () => output };
+}
+
+describe("src/server.ts", () => {
+  it("exits 1 with one clear line per bad variable, and no stack trace", async () => {
+    const { child, output } = start({ PORT: "eighty", API_KEYS: "partner:nothex:10", LOG_LEVEL: "loud" });
+    const [code] = await once(child, "exit");
+    expect(code).toBe(1);
+    expect(output()).toContain('PORT must be an integer from 0 to 65535 (got "eighty")');
+    expect(output()).toContain('API_KEYS entry "partner"');
+    expect(output()).toContain("LOG_LEVEL must be one of");
+    expect(output()).not.toMatch(/\n\s+at /);
+  });
+
+  it("serves on PORT/HOST, logs JSON with request ids, and shuts down gracefully on SIGTERM", async () => {
+    const { child, output } = start({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" });
+    let url: string | undefined;
+    for (let i = 0; i < 600 && !url; i++) {
+      url = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(output())?.[1];
+      if (child.exitCode !== null) throw new Error(output());
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(url, output()).toBeDefined();
+    const res = await fetch(`${url}/health`);
+    expect(res.status).toBe(200);
+    const id = res.headers.get("x-request-id");
+    expect(output()).toContain(`"request_id":"${id}"`);
+
+    child.kill("SIGTERM");
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+    expect(output()).toContain('"signal":"SIGTERM"');
+  }, 90_000);
+});

@@ -1,0 +1,44 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import sharp from "sharp";
+
+/** A leafy-looking photo: green noise, so encoders cannot shrink it to nothing. */
+export async function photo(
+  width: number,
+  height: number,
+  format: "jpeg" | "png" | "webp",
+  quality = 90,
+): Promise<Buffer> {
+  const pixels = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < pixels.length; i += 3) {
+    const n = (i * 2654435761) >>> 24;
+    pixels[i] = 30 + (n % 60);
+    pixels[i + 1] = 100 + (n % 120);
+    pixels[i + 2] = 20 + (n % 40);
+  }
+  const image = sharp(pixels, { raw: { width, height, channels: 3 } });
+  if (format === "jpeg") return image.jpeg({ quality }).toBuffer();
+  if (format === "png") return image.png().toBuffer();
+  return image.webp({ quality }).toBuffer();
+}
+
+/** A real HEIC, encoded by Debian's heif-enc (libheif-examples) from a JPEG. */
+export async function heic(jpeg: Buffer): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(tmpdir(), "heic-"));
+  try {
+    await writeFile(path.join(dir, "in.jpg"), jpeg);
+    await promisify(execFile)("heif-enc", [
+      "-q",
+      "60",
+      "-o",
+      path.join(dir, "out.heic"),
+      path.join(dir, "in.jpg"),
+    ]);
+    return await readFile(path.join(dir, "out.heic"));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

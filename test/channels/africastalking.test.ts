@@ -1,0 +1,182 @@
+import Fastify from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { africasTalkingWebhook } from "../../channels/africastalking/webhook.js";
+import { USSD_SCREEN_MAX } from "../../channels/core/render/ussd.js";
+import type { StoredResult } from "../../src/results/types.js";
+import { counting, loadCore } from "./support/core.js";
+import { resultFixture } from "./support/fixtures.js";
+import { type Harness, startHarness, TEST_CONFIG } from "./support/harness.js";
+
+const TOKEN = TEST_CONFIG.africasTalking.webhookToken;
+const FARMER = "+254712345678";
+
+let h: Harness;
+let core: Awaited<ReturnType<typeof loadCore>>;
+let diagnoser: ReturnType<typeof counting>;
+let stored: StoredResult;
+let atId = 0;
+
+const form = (fields: Record<string, string>) => ({
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  payload: new URLSearchParams(fields).toString(),
+});
+
+// Africa's Talking's USSD callback: every input of the session so far in `text`, joined by "*".
+async function dial(text: string, phoneNumber = FARMER) {
+  const res = await h.app.inject({
+    method: "POST",
+    url: `/channels/africastalking/${TOKEN}/ussd`,
+    ...form({
+      sessionId: `ATUid_${phoneNumber}`,
+      serviceCode: "*384*1234#",
+      phoneNumber,
+      networkCode: "63902",
+      text,
+    }),
+  });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers["content-type"]).toMatch(/^text\/plain/);
+  expect(res.body).toMatch(/^(CON|END) /);
+  expect(res.body.length - 4).toBeLessThanOrEqual(USSD_SCREEN_MAX);
+  return res.body;
+}
+
+// Africa's Talking's incoming-SMS callback.
+async function sms(text: string, from = FARMER) {
+  const sends = h.standIn.sends("africastalking").length;
+  const res = await h.app.inject({
+    method: "POST",
+    url: `/channels/africastalking/${TOKEN}/sms`,
+    ...form({
+      from,
+      to: "21525",
+      text,
+      date: "2026-11-23 10:00:00",
+      id: `ATXid_in_${++atId}`,
+      linkId: `link-${atId}`,
+      networkCode: "63902",
+    }),
+  });
+  expect(res.statusCode).toBe(200);
+  const reply = (await h.standIn.waitForSends("africastalking", sends + 1)).at(-1)!;
+  expect(reply.headers.apikey).toBe(TEST_CONFIG.africasTalking.apiKey);
+  expect(reply.body).toMatchObject({ username: TEST_CONFIG.africasTalking.username, to: from });
+  return String(reply.body.message);
+}
+
+beforeAll(async () => {
+  core = await loadCore();
+  diagnoser = counting(core.diagnoser);
+  h = await startHarness({ name: "at", diagnoser, knowledge: core.knowledge });
+  h.startWorker();
+  // A result that came from a REST partner in English at standard level, routed to this farmer.
+  stored = await h.store.save({ result: resultFixture(), language: "en", owner: FARMER });
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+  await core?.diagnoser.close();
+});
+
+describe("USSD menu (answers from stored results only)", () => {
+  it("walks the whole menu: last diagnosis, its treatment screen by screen, look-up by code, language", async () => {
+    const menu = await dial("");
+    expect(menu).toMatch(/^CON Daktari wa mazao\n1\. .+\n2\. .+\n3\. Lugha$/);
+
+    const result = await dial("1");
+    expect(result).toMatch(/^CON /);
+    expect(result).toContain(stored.code);
+    expect(result).toContain(`${core.knowledge.describe("tomato__late_blight", "sw")!.name} (uhakika 87%)`);
+    expect(result).toMatch(/1\. Matibabu\n0\. Rudi$/);
+
+    // Treatment, screen after screen, until the last one ends the session.
+    const screens: string[] = [];
+    let path = "1*1";
+    for (let i = 0; i < 12; i++) {
+      const screen = await dial(path);
+      screens.push(screen);
+      if (screen.startsWith("END ")) break;
+      expect(screen).toMatch(/1\. Endelea\n0\. Rudi$/);
+      path += "*1";
+    }
+    expect(screens.at(-1)).toMatch(/^END /);
+    const shown = screens.join("\n");
+    for (const action of core.knowledge.treatment(["tomato__late_blight"], "sw")!.immediateActions) {
+      expect(shown).toContain(action.slice(0, 20));
+    }
+
+    expect(await dial("1*0")).toBe(menu);
+    expect(await dial("2")).toMatch(/^CON .*\n0\. Rudi$/);
+    expect(await dial(`2*${stored.code.toLowerCase()}`)).toBe(result);
+    expect(await dial("2*ZZZZZZ")).toMatch(/^CON Hakuna matokeo yenye namba ZZZZZZ\./);
+    expect(await dial("9")).toMatch(/^CON Chaguo si sahihi\.\n/);
+
+    const languages = await dial("3");
+    expect(languages).toContain(
+      "1. English\n2. Français\n3. Kiswahili\n4. Español\n5. Português\n6. Italiano",
+    );
+    expect(await dial("3*2")).toBe("END Langue choisie : Français.");
+    expect(await dial("")).toMatch(/^CON Docteur des cultures\n/);
+    expect(diagnoser.calls()).toBe(0);
+  });
+
+  it("says so when the caller has no diagnosis yet", async () => {
+    expect(await dial("1", "+254700999999")).toBe(
+      "END Bado hakuna uchunguzi. Tuma kwanza picha ya jani lenye ugonjwa.",
+    );
+  });
+});
+
+describe("SMS commands", () => {
+  const reader = "+254722000111";
+
+  it("HELP, a code, LANG and language names", async () => {
+    expect(await sms("HELP", reader)).toMatch(/^Tuma picha safi/);
+    const details = await sms(stored.code, reader);
+    expect(details).toContain(`Namba ya matokeo: ${stored.code}`);
+    expect(details).toContain("La kufanya: ");
+
+    expect(await sms("ENGLISH", reader)).toBe("Language set to English.");
+    expect(await sms("what?", reader)).toMatch(/^Send a clear photo/);
+    expect(await sms("lang es", reader)).toBe("Idioma: Español.");
+    expect(await sms("KISWAHILI", reader)).toBe("Lugha imewekwa: Kiswahili.");
+    expect(await sms("Français", reader)).toBe("Langue choisie : Français.");
+    expect(await sms("ZZZ-ZZZ", reader)).toBe("Aucun résultat avec le code ZZZZZZ.");
+    expect(diagnoser.calls()).toBe(0);
+  });
+});
+
+describe("webhook protection", () => {
+  it("refuses a wrong token with 403", async () => {
+    for (const kind of ["sms", "ussd"]) {
+      const res = await h.app.inject({
+        method: "POST",
+        url: `/channels/africastalking/wrong-token-0123456789/${kind}`,
+        ...form({ text: "" }),
+      });
+      expect(res.statusCode).toBe(403);
+    }
+    expect(h.logs.join("\n")).not.toContain(TOKEN);
+  });
+
+  it("applies the IP allow-list", async () => {
+    const app = Fastify({ logger: false });
+    await app.register(africasTalkingWebhook, {
+      webhookToken: TOKEN,
+      allowedIps: ["10.0.0.0/8", "192.0.2.7"],
+      enqueue: async () => {},
+      ussd: { store: h.store, languages: h.languages, texts: (_l, key) => key },
+    });
+    const call = (remoteAddress: string) =>
+      app.inject({
+        method: "POST",
+        url: `/channels/africastalking/${TOKEN}/ussd`,
+        remoteAddress,
+        ...form({ phoneNumber: FARMER, text: "" }),
+      });
+    expect((await call("10.20.30.40")).statusCode).toBe(200);
+    expect((await call("192.0.2.7")).statusCode).toBe(200);
+    expect((await call("127.0.0.1")).statusCode).toBe(403);
+    await app.close();
+  });
+});

@@ -1,0 +1,116 @@
+// The REST app as src/server.ts assembles it: POST /diagnosis/ with routing keys in user_data also reaches
+// the farmer through the channel queue, and the provider webhooks on the same server escape the API's limits.
+import twilio from "twilio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { viewOf } from "../../channels/core/render/view.js";
+import { buildApp } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import { createResultSink } from "../../src/results/sink.js";
+import { counting, leafPhoto, loadCore } from "./support/core.js";
+import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG } from "./support/harness.js";
+
+let h: Harness;
+let core: Awaited<ReturnType<typeof loadCore>>;
+let diagnoser: ReturnType<typeof counting>;
+
+const config = loadConfig({
+  REDIS_URL: "redis://127.0.0.1:6379",
+  PUBLIC_BASE_URL,
+  RATE_LIMIT_DIAGNOSIS: "3",
+  RATE_LIMIT_HEALTH: "3",
+  TWILIO_ACCOUNT_SID: TEST_CONFIG.twilio.accountSid,
+  TWILIO_AUTH_TOKEN: TEST_CONFIG.twilio.authToken,
+  TWILIO_WHATSAPP_FROM: TEST_CONFIG.twilio.whatsappFrom,
+});
+
+function multipart(fields: Record<string, string>, image: Buffer) {
+  const boundary = "----cropdoctor-test-boundary";
+  const parts = Object.entries(fields).map(
+    ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+  );
+  const payload = Buffer.concat([
+    Buffer.from(parts.join("")),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="leaf.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+    ),
+    image,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { payload, headers: { "content-type": `multipart/form-data; boundary=${boundary}` } };
+}
+
+beforeAll(async () => {
+  core = await loadCore();
+  diagnoser = counting(core.diagnoser);
+  h = await startHarness({
+    name: "rest",
+    diagnoser,
+    knowledge: core.knowledge,
+    baseApp: async ({ redis, store, queue }) => {
+      const resultSink = createResultSink({ store, enqueueDelivery: queue.enqueueDelivery });
+      return buildApp(
+        { config, diagnoser, redis, resultSink },
+        { logger: false, rateLimitKeyPrefix: `test-rest-${process.pid}-${Date.now()}` },
+      );
+    },
+  });
+  h.startWorker();
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+  await core?.diagnoser.close();
+});
+
+describe("REST API and channels on one server", () => {
+  it("sends a routed REST result to the farmer over WhatsApp, response unchanged", async () => {
+    const { payload, headers } = multipart(
+      {
+        language: "en",
+        detail_level: "expert",
+        user_data: JSON.stringify({ device: "feature-phone", channel: "whatsapp", phone: "+254711222333" }),
+      },
+      await leafPhoto(8),
+    );
+    const res = await h.app.inject({ method: "POST", url: "/diagnosis/", payload, headers });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { request_id: string };
+    expect(body.request_id).toBe(res.headers["x-request-id"]);
+    expect(JSON.stringify(body)).not.toContain("254711222333");
+
+    const [send] = await h.standIn.waitForSends("twilio", 1, 30_000);
+    const stored = await h.store.get(body.request_id);
+    expect(stored?.owner).toBe("+254711222333");
+    expect(send!.body).toMatchObject({
+      From: `whatsapp:${TEST_CONFIG.twilio.whatsappFrom}`,
+      To: "whatsapp:+254711222333",
+    });
+    // Rendered at simple level for the farmer, although the partner asked for expert.
+    expect(send!.body.Body).toBe(h.renderer.result(viewOf(stored!, "en", core.knowledge), "en", "whatsapp"));
+  }, 60_000);
+
+  it("does not rate-limit the providers' webhooks per IP", async () => {
+    for (let i = 0; i < 8; i++) {
+      const form = {
+        MessageSid: `SM${String(i).padStart(32, "7")}`,
+        AccountSid: TEST_CONFIG.twilio.accountSid,
+        From: `+1415555${String(1000 + i)}`,
+        To: "+15005550006",
+        Body: "HELP",
+        NumMedia: "0",
+      };
+      const signature = twilio.getExpectedTwilioSignature(
+        TEST_CONFIG.twilio.authToken,
+        `${PUBLIC_BASE_URL}/channels/twilio`,
+        form,
+      );
+      const res = await h.app.inject({
+        method: "POST",
+        url: "/channels/twilio",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
+        payload: new URLSearchParams(form).toString(),
+      });
+      expect(res.statusCode).toBe(200);
+    }
+  });
+});

@@ -1,0 +1,41 @@
+import type { DiagnosisResult } from "../../../src/diagnosis/types.js";
+
+/** A stored result's data, as the core returns it: fixture data for rendering and look-up tests. */
+export function resultFixture(overrides: Partial<DiagnosisResult> = {}): DiagnosisResult {
+  return {
+    request_id: crypto.randomUUID(),
+    image_analysis: { is_plant: true, quality_issue: null, detected_crop: "tomato" },
+    is_plant: true,
+    crop_health: "unhealthy",
+    diagnoses: [
+      {
+        id: "tomato__late_blight",
+        scientific_name: "Phytophthora infestans",
+        eppo_code: "PHYTIN",
+        name: "Late blight",
+        category: "oomycete",
+        confidence: 0.874,
+        urgency: "high",
+        description:
+          "A water mould that spreads fast in cool, wet weather. Dark patches grow on leaves and stems. Fruit rots.",
+        affected_parts: ["leaves", "stems", "fruit"],
+        reference_images: [],
+      },
+    ],
+    treatment: {
+      immediate_actions: [
+        "Remove and burn the sick leaves",
+        "Spray a copper fungicide today",
+        "Do not water the leaves, water the soil",
+      ],
+      recommended_products: ["Copper oxychloride"],
+      natural_alternatives: [],
+      prevention: ["Leave space between plants", "Plant resistant varieties", "Rotate crops every season"],
+      urgency: "high",
+    },
+    detections: null,
+    additional_notes: null,
+    error: null,
+    ...overrides,
+  };
+}

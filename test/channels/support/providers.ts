@@ -1,0 +1,208 @@
+// Loopback stand-ins for the providers' HTTP APIs (Twilio REST, Telegram Bot API, Africa's Talking SMS),
+// plus the media they host. Each SDK is pointed here through its own extension point.
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import twilio from "twilio";
+
+export interface Recorded {
+  method: string;
+  path: string;
+  headers: IncomingMessage["headers"];
+  /** Form fields or JSON body, as an object. */
+  body: Record<string, unknown>;
+  /** Set when the stand-in answered with an error on purpose (see failNext). */
+  failedWith?: number;
+}
+
+export interface ProviderStandIn {
+  baseUrl: string;
+  requests: Recorded[];
+  /** Served at GET /media/<name> (Twilio media) and /file/bot<token>/photos/<name> (Telegram files). */
+  media: Map<string, Buffer>;
+  /** Answers the next `count` sends of a provider with an HTTP error (429: the provider's rate limit). */
+  failNext(provider: "twilio" | "telegram" | "africastalking", count: number, status?: number): void;
+  sends(provider: "twilio" | "telegram" | "africastalking"): Recorded[];
+  waitForSends(
+    provider: "twilio" | "telegram" | "africastalking",
+    count: number,
+    timeoutMs?: number,
+  ): Promise<Recorded[]>;
+  close(): Promise<void>;
+}
+
+const SEND_PATHS = {
+  twilio: /\/Messages\.json$/,
+  telegram: /\/sendMessage$/,
+  africastalking: /^\/version1\/messaging$/,
+} as const;
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString("utf8");
+  if (!raw) return {};
+  if ((req.headers["content-type"] ?? "").includes("json")) return JSON.parse(raw) as Record<string, unknown>;
+  return Object.fromEntries(new URLSearchParams(raw));
+}
+
+export async function startProviderStandIn(): Promise<ProviderStandIn> {
+  const requests: Recorded[] = [];
+  const media = new Map<string, Buffer>();
+  const failing = {
+    twilio: { count: 0, status: 429 },
+    telegram: { count: 0, status: 429 },
+    africastalking: { count: 0, status: 429 },
+  };
+  let nextId = 1;
+
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const body = await readBody(req);
+    const record: Recorded = { method: req.method ?? "GET", path: url.pathname, headers: req.headers, body };
+    const json = (status: number, payload: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(payload));
+    };
+
+    const mediaName =
+      url.pathname.match(/^\/media\/(.+)$/)?.[1] ??
+      url.pathname.match(/^\/file\/bot[^/]+\/photos\/(.+)$/)?.[1];
+    if (req.method === "GET" && mediaName) {
+      requests.push(record);
+      const bytes = media.get(mediaName);
+      if (!bytes) return json(404, { message: "not found" });
+      res.writeHead(200, { "content-type": "image/jpeg", "content-length": bytes.length }).end(bytes);
+      return;
+    }
+    requests.push(record);
+    for (const provider of ["twilio", "telegram", "africastalking"] as const) {
+      const failure = failing[provider];
+      if (SEND_PATHS[provider].test(url.pathname) && failure.count > 0) {
+        failure.count -= 1;
+        const { status } = failure;
+        record.failedWith = status;
+        if (provider === "telegram") {
+          const description =
+            status === 429 ? "Too Many Requests: retry after 1" : "Forbidden: bot was blocked by the user";
+          return json(status, {
+            ok: false,
+            error_code: status,
+            description,
+            ...(status === 429 ? { parameters: { retry_after: 1 } } : {}),
+          });
+        }
+        return json(status, { code: status === 429 ? 20429 : 21211, message: "refused", status });
+      }
+    }
+    if (SEND_PATHS.twilio.test(url.pathname)) {
+      return json(201, {
+        sid: `SM${String(nextId++).padStart(32, "0")}`,
+        status: "queued",
+        to: body.To,
+        from: body.From,
+        body: body.Body,
+      });
+    }
+    if (SEND_PATHS.africastalking.test(url.pathname)) {
+      return json(201, {
+        SMSMessageData: {
+          Message: "Sent to 1/1 Total Cost: KES 0.8000",
+          Recipients: [
+            {
+              statusCode: 101,
+              number: body.to,
+              status: "Success",
+              cost: "KES 0.8000",
+              messageId: `ATXid_${nextId++}`,
+            },
+          ],
+        },
+      });
+    }
+    const method = url.pathname.match(/^\/bot[^/]+\/(\w+)$/)?.[1];
+    if (method === "sendMessage") {
+      return json(200, {
+        ok: true,
+        result: {
+          message_id: nextId++,
+          date: 0,
+          chat: { id: Number(body.chat_id), type: "private" },
+          text: body.text,
+        },
+      });
+    }
+    if (method === "getFile") {
+      const fileId = String(body.file_id);
+      const bytes = media.get(fileId);
+      if (!bytes)
+        return json(400, { ok: false, error_code: 400, description: "Bad Request: invalid file_id" });
+      return json(200, {
+        ok: true,
+        result: {
+          file_id: fileId,
+          file_unique_id: fileId,
+          file_size: bytes.length,
+          file_path: `photos/${fileId}`,
+        },
+      });
+    }
+    if (method === "answerCallbackQuery") return json(200, { ok: true, result: true });
+    json(404, { message: `no stand-in for ${req.method} ${url.pathname}` });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const sends = (provider: keyof typeof SEND_PATHS) =>
+    requests.filter((r) => SEND_PATHS[provider].test(r.path));
+  return {
+    baseUrl,
+    requests,
+    media,
+    failNext: (provider, count, status = 429) => {
+      failing[provider] = { count, status };
+    },
+    sends,
+    async waitForSends(provider, count, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (sends(provider).length < count) {
+        if (Date.now() > deadline)
+          throw new Error(`expected ${count} ${provider} sends, saw ${sends(provider).length}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return sends(provider);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Twilio's own extension point: a RequestClient that sends the SDK's requests to the stand-in. */
+export function twilioClientFor(standIn: { baseUrl: string }, accountSid: string, authToken: string) {
+  const httpClient = new twilio.RequestClient();
+  const send = httpClient.request.bind(httpClient);
+  httpClient.request = (opts) =>
+    send({ ...opts, uri: opts.uri.replace(/^https:\/\/api\.twilio\.com/, standIn.baseUrl) });
+  return twilio(accountSid, authToken, { httpClient });
+}
+
+/**
+ * The Africa's Talking SDK has no base-URL option; it calls the shared axios with absolute URLs, so the
+ * stand-in intercepts there. Returns the function that removes the interceptor.
+ */
+export function routeAfricasTalkingTo(standIn: { baseUrl: string }): () => void {
+  // The SDK is CommonJS: its axios is the CommonJS build, a different instance from an ESM import of it.
+  const axios = createRequire(createRequire(import.meta.url).resolve("africastalking"))(
+    "axios",
+  ) as typeof import("axios").default;
+  const id = axios.interceptors.request.use((config) => {
+    config.url = config.url?.replace(
+      /^https:\/\/(api|content)\.(sandbox\.)?africastalking\.com/,
+      standIn.baseUrl,
+    );
+    return config;
+  });
+  return () => axios.interceptors.request.eject(id);
+}

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { viewOf } from "../../channels/core/render/view.js";
+import { counting, leafPhoto, loadCore } from "./support/core.js";
+import { type Harness, startHarness, TEST_CONFIG } from "./support/harness.js";
+
+const { botToken, webhookSecret } = TEST_CONFIG.telegram;
+const CHAT = 777_001;
+
+let h: Harness;
+let core: Awaited<ReturnType<typeof loadCore>>;
+let updateId = 40_000;
+
+function post(update: object, secret: string | null = webhookSecret) {
+  return h.app.inject({
+    method: "POST",
+    url: "/channels/telegram",
+    headers: {
+      "content-type": "application/json",
+      ...(secret ? { "x-telegram-bot-api-secret-token": secret } : {}),
+    },
+    payload: JSON.stringify(update),
+  });
+}
+
+// Telegram's Update objects, as the Bot API posts them to a webhook.
+const from = { id: CHAT, is_bot: false, first_name: "Amina", language_code: "fr" };
+const chat = { id: CHAT, first_name: "Amina", type: "private" };
+const photoUpdate = () => ({
+  update_id: ++updateId,
+  message: {
+    message_id: updateId,
+    from,
+    chat,
+    date: 1_763_892_000,
+    caption: "ma tomate",
+    photo: [
+      { file_id: "leaf-small", file_unique_id: "AQADs", file_size: 1_204, width: 90, height: 73 },
+      { file_id: "leaf-big", file_unique_id: "AQADb", file_size: 48_213, width: 800, height: 650 },
+    ],
+  },
+});
+
+beforeAll(async () => {
+  core = await loadCore();
+  h = await startHarness({
+    name: "telegram",
+    diagnoser: counting(core.diagnoser),
+    knowledge: core.knowledge,
+  });
+  h.startWorker();
+  h.standIn.media.set("leaf-big", await leafPhoto(3));
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+  await core?.diagnoser.close();
+});
+
+describe("Telegram webhook → queue → worker → sendMessage", () => {
+  it("answers a photo with the diagnosis and a language keyboard, without logging the token", async () => {
+    const res = await post(photoUpdate());
+    expect(res.statusCode).toBe(200);
+    const [send] = await h.standIn.waitForSends("telegram", 1, 60_000);
+    const stored = await h.store.lastFor(`tg:${CHAT}`);
+    expect(stored?.language).toBe("fr");
+    expect(send!.path).toBe(`/bot${botToken}/sendMessage`);
+    expect(send!.body).toMatchObject({
+      chat_id: String(CHAT),
+      parse_mode: "HTML",
+      text: h.renderer.result(viewOf(stored!, "fr", core.knowledge), "fr", "telegram"),
+    });
+    const keyboard = (send!.body.reply_markup as { inline_keyboard: { callback_data: string }[][] })
+      .inline_keyboard;
+    expect(keyboard.flat().map((b) => b.callback_data)).toEqual([
+      "lang:en",
+      "lang:fr",
+      "lang:sw",
+      "lang:es",
+      "lang:pt",
+      "lang:it",
+    ]);
+    // The largest size was fetched through getFile; the token-bearing file URL reached no log line.
+    expect(h.standIn.requests.some((r) => r.path === `/file/bot${botToken}/photos/leaf-big`)).toBe(true);
+    expect(h.logs.join("\n")).not.toContain(botToken);
+  }, 90_000);
+
+  it("switches language from the inline keyboard", async () => {
+    const sends = h.standIn.sends("telegram").length;
+    const res = await post({
+      update_id: ++updateId,
+      callback_query: {
+        id: "4382bfdwdsb323b2d9",
+        from,
+        message: { message_id: 1, chat, date: 1_763_892_000, text: "..." },
+        chat_instance: "-1",
+        data: "lang:sw",
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    const reply = (await h.standIn.waitForSends("telegram", sends + 1)).at(-1)!;
+    expect(reply.body.text).toBe("Lugha imewekwa: Kiswahili.");
+    expect(
+      h.standIn.requests.some(
+        (r) => r.path.endsWith("/answerCallbackQuery") && r.body.callback_query_id === "4382bfdwdsb323b2d9",
+      ),
+    ).toBe(true);
+    expect(await h.languages.resolve(`tg:${CHAT}`, { tag: "fr" })).toBe("sw");
+  });
+
+  it("answers text with help in the remembered language", async () => {
+    const sends = h.standIn.sends("telegram").length;
+    await post({
+      update_id: ++updateId,
+      message: { message_id: 9, from, chat, date: 1_763_892_000, text: "/start" },
+    });
+    const reply = (await h.standIn.waitForSends("telegram", sends + 1)).at(-1)!;
+    expect(String(reply.body.text)).toMatch(/^Tuma picha safi/);
+  });
+
+  it("refuses a wrong or missing secret token with 403", async () => {
+    expect((await post(photoUpdate(), "not-the-secret")).statusCode).toBe(403);
+    expect((await post(photoUpdate(), null)).statusCode).toBe(403);
+    expect(h.logs.join("\n")).toContain("telegram webhook refused");
+    expect(h.logs.join("\n")).not.toContain(webhookSecret);
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { parseCrop } from "../../src/diagnosis/crops.js";
+import { type Names, narrowByCrop } from "../../src/diagnosis/narrowing.js";
+
+const names: Names = { crop: (c) => `<${c}>`, disease: (id) => `<${id}>` };
+const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
+describe("crop narrowing", () => {
+  const model = new Map([
+    ["tomato__late_blight", 0.6],
+    ["tomato__healthy", 0.1],
+    ["potato__late_blight", 0.2],
+    ["potato__early_blight", 0.05],
+    ["maize__common_rust", 0.05],
+  ]);
+
+  it("keeps only the stated crop's classes, renormalised, in the model's order", () => {
+    const { probabilities, notes } = narrowByCrop(model, "potato", names);
+    expect([...probabilities.keys()].sort()).toEqual(["potato__early_blight", "potato__late_blight"]);
+    expect(sum(probabilities)).toBeCloseTo(1, 9);
+    expect(probabilities.get("potato__late_blight")).toBeCloseTo(0.8, 9);
+    expect(notes).toEqual([]); // 25 % of the belief was on potato: no disagreement worth a note
+  });
+
+  it("says so when the photo looks like another crop", () => {
+    const { probabilities, notes } = narrowByCrop(model, "maize", names);
+    expect([...probabilities.keys()]).toEqual(["maize__common_rust"]);
+    expect(notes).toEqual([{ key: "crop_mismatch", params: { given: "<maize>", detected: "<tomato>" } }]);
+  });
+
+  it("understands crop names in the service's languages", () => {
+    expect(parseCrop("Tomate")).toBe("tomato");
+    expect(parseCrop("mahindi")).toBe("maize");
+    expect(parseCrop("Pomme de terre")).toBe("potato");
+    expect(parseCrop("  CORN ")).toBe("maize");
+    expect(parseCrop("feijão")).toBe("bean");
+    expect(parseCrop("cassava")).toBeNull();
+  });
+
+  it("cannot restrict to a crop the model does not know, and says the photo's crop", () => {
+    const { probabilities, notes } = narrowByCrop(model, "cassava", names);
+    expect(probabilities).toBe(model);
+    expect(notes).toEqual([{ key: "crop_mismatch", params: { given: "cassava", detected: "<tomato>" } }]);
+  });
+});

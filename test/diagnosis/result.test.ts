@@ -1,0 +1,118 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createKnowledge, type Knowledge } from "../../src/diagnosis/kb.js";
+import { CLASS_IDS } from "../../src/diagnosis/knowledge/entries.js";
+import { assembleResult, type ModelVerdict } from "../../src/diagnosis/result.js";
+import type { DiagnosisContext } from "../../src/diagnosis/types.js";
+
+const context = (extra: Partial<DiagnosisContext> = {}): DiagnosisContext => ({
+  language: "en",
+  detailLevel: "standard",
+  includeBbox: false,
+  ...extra,
+});
+
+/** A model verdict with the given probabilities and boxes that name each class's condition. */
+function verdict(probabilities: Record<string, number>): ModelVerdict {
+  return {
+    probabilities: new Map(Object.entries(probabilities)),
+    unsureThreshold: 0.6,
+    boxes: (id, p) => [{ name: id.split("__")[1]!, bbox: [0.1, 0.2, 0.3, 0.4], confidence: p }],
+  };
+}
+
+describe("result assembly (the rules between the model's probabilities and the answer)", () => {
+  let kb: Knowledge;
+  beforeAll(async () => {
+    kb = await createKnowledge();
+  });
+  const assess = (model: ModelVerdict | null, extra: Partial<DiagnosisContext> = {}, isPlant = true) =>
+    assembleResult({ requestId: "r", context: context(extra), isPlant, qualityIssue: null, model }, kb);
+
+  it("names the top disease and others above the floor, never a healthy class, at most three", () => {
+    const result = assess(
+      verdict({
+        tomato__late_blight: 0.62,
+        tomato__healthy: 0.2,
+        tomato__early_blight: 0.16,
+        tomato__leaf_mold: 0.02,
+      }),
+    );
+    expect(result.crop_health).toBe("unhealthy");
+    expect(result.diagnoses.map((d) => d.id)).toEqual(["tomato__late_blight", "tomato__early_blight"]);
+    expect(result.diagnoses.map((d) => d.confidence)).toEqual([0.62, 0.16]);
+    expect(result.treatment.urgency).toBe(kb.describe("tomato__late_blight", "en", "standard").urgency);
+    expect(result.treatment.immediate_actions.length).toBeGreaterThan(0);
+    expect(result.detections).toBeNull();
+    expect(result.error).toBeNull();
+  });
+
+  it("gives boxes of the named diseases only when asked", () => {
+    const result = assess(verdict({ potato__late_blight: 0.9, potato__healthy: 0.1 }), { includeBbox: true });
+    expect(result.detections).toEqual([{ name: "late_blight", bbox: [0.1, 0.2, 0.3, 0.4], confidence: 0.9 }]);
+  });
+
+  it("reports a healthy plant with prevention advice and no urgency", () => {
+    const result = assess(verdict({ maize__healthy: 0.8, maize__common_rust: 0.2 }));
+    expect(result.crop_health).toBe("healthy");
+    expect(result.diagnoses).toEqual([]);
+    expect(result.treatment.urgency).toBeNull();
+    expect(result.treatment.prevention.length).toBeGreaterThan(0);
+    expect(result.additional_notes).toBe(kb.note({ key: "healthy" }, "en", "standard"));
+  });
+
+  it("names nothing when unsure, and asks for a better photo", () => {
+    const result = assess(verdict({ bean__rust: 0.45, bean__angular_leaf_spot: 0.4, bean__healthy: 0.15 }));
+    expect(result.crop_health).toBe("unknown");
+    expect(result.diagnoses).toEqual([]);
+    expect(result.additional_notes).toBe(
+      kb.note({ key: "unsure", params: { confidence: "45" } }, "en", "standard"),
+    );
+    expect(result.image_analysis.detected_crop).toBe("bean");
+  });
+
+  it("answers a non-plant with no diagnosis", () => {
+    const result = assess(verdict({ tomato__late_blight: 1 }), {}, false);
+    expect(result.is_plant).toBe(false);
+    expect(result.crop_health).toBe("unknown");
+    expect(result.diagnoses).toEqual([]);
+    expect(result.additional_notes).toBe(kb.note({ key: "not_plant" }, "en", "standard"));
+  });
+
+  it("down-weights diseases absent from the stated region and says which", () => {
+    // A disease the distribution table records absent somewhere (e.g. rice bacterial leaf blight in Italy).
+    const diseases = CLASS_IDS.filter((id) => !kb.isHealthy(id));
+    const countries = ["KE", "UG", "TZ", "NG", "IN", "CN", "BR", "MX", "US", "FR", "ES", "IT", "PT", "AU"];
+    const pair = diseases
+      .flatMap((id) => countries.map((c) => [id, c] as const))
+      .find(([id, c]) => kb.presence(kb.eppoCode(id)!, [c]) === "absent");
+    expect(pair, "the distribution table records no absence at all").toBeDefined();
+    const [absent, country] = pair!;
+    const present = diseases.find(
+      (id) => id !== absent && kb.presence(kb.eppoCode(id)!, [country]) !== "absent",
+    )!;
+    const model = verdict({ [absent]: 0.65, [present]: 0.35 });
+    const without = assess(model);
+    const within = assess(model, { region: country });
+    expect(without.diagnoses[0]?.id).toBe(absent);
+    expect(within.additional_notes).toContain(kb.describe(absent, "en", "standard").name);
+    // 0.65 × 0.1 against 0.35: the present disease now leads.
+    expect(within.diagnoses[0]?.id ?? null).toBe(present);
+  });
+
+  it("says when the region is unknown, and when the photo disagrees with the stated crop", () => {
+    const model = verdict({ tomato__late_blight: 0.9, bean__rust: 0.1 });
+    expect(assess(model, { region: "Atlantis" }).additional_notes).toContain("Atlantis");
+    const mismatch = assess(model, { cropType: "bean" });
+    expect(mismatch.diagnoses.every((d) => d.id.startsWith("bean__"))).toBe(true);
+    expect(mismatch.additional_notes).toContain(
+      kb.note({ key: "crop_mismatch", params: { given: "bean", detected: "tomato" } }, "en", "standard"),
+    );
+  });
+
+  it("without a model: no diagnosis, the model_unavailable error and a note", () => {
+    const result = assess(null);
+    expect(result.error?.code).toBe("model_unavailable");
+    expect(result.crop_health).toBe("unknown");
+    expect(result.additional_notes).toBe(kb.note({ key: "no_model" }, "en", "standard"));
+  });
+});
