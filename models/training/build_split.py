@@ -2,7 +2,7 @@
 """Build the leaf-grouped train/val/test split -> models/training/split.csv
 
 Columns: file,label,source_kind,group,split
-  file   path relative to /work/shared/datasets (e.g. leaf-photos/tomato__healthy/xx.jpg)
+  file   path relative to ../shared/datasets (e.g. leaf-photos/tomato__healthy/xx.jpg)
 
 Grouping rule (variants of one leaf never straddle splits):
   1. PlantVillage file names are '<uuid>___<series> <number>[.k][ Day d].JPG'.
@@ -44,8 +44,9 @@ import csv, os, re, random, collections, sys
 import numpy as np
 from PIL import Image
 
-ROOT = '/work/shared/datasets'
 HERE = os.path.dirname(os.path.abspath(__file__))
+# ../shared/datasets beside the repository (read-only); DATASETS overrides it.
+ROOT = os.environ.get('DATASETS') or os.path.normpath(os.path.join(HERE, '..', '..', '..', 'shared', 'datasets'))
 OUT = os.path.join(HERE, 'split.csv')
 SEED = 1234
 FRACS = {'train': 0.70, 'val': 0.15, 'test': 0.15}

@@ -6,9 +6,10 @@ import torch.nn as nn
 import torchvision
 from PIL import Image
 
-ROOT = '/work/shared/datasets'
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.dirname(HERE)
+# ../shared/datasets beside the repository (read-only); DATASETS overrides it.
+ROOT = os.environ.get('DATASETS') or os.path.normpath(os.path.join(MODELS, '..', '..', 'shared', 'datasets'))
 SPLIT = os.path.join(HERE, 'split.csv')
 DATA = os.path.join(HERE, 'data')
 RUNS = os.path.join(HERE, 'runs')

@@ -139,7 +139,7 @@ for i in pick:
                   'probs': [round(float(v), 6) for v in pT[i]],
                   'top': classes[int(top[i])], 'top_prob': round(float(pT[i].max()), 6)})
 parity = {'model_version': cj['model_version'], 'onnx_sha256': meta['onnx_sha256'],
-          'root': '/work/shared/datasets', 'temperature': T, 'classes': classes,
+          'root': '../shared/datasets', 'temperature': T, 'classes': classes,
           'note': 'file is relative to root. logits = raw model output (PyTorch, same weights as the ONNX file, '
                   'PIL preprocessing = classes.json input.resize); probs = softmax(logits / temperature). '
                   'PlantVillage photos are already 128x128 (no resize) so they test decoding+normalisation only; '
