@@ -4,16 +4,15 @@
  * does not share its event loop), and that process's peak RSS.
  * Run alone: `npx tsx bench/api.ts [--requests 60] [--concurrency 4]`; `npm run bench` runs it with the others.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { parseArgs, promisify } from "node:util";
-import sharp from "sharp";
+import { parseArgs } from "node:util";
+import { phonePhoto, toHeic } from "./photos.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -33,48 +32,6 @@ export interface ApiBenchResult {
   peakRssMiB: number;
   modelLoaded: boolean;
   skipped: string[];
-}
-
-/** A leafy 4000×3000 scene with sensor-like noise: about 3 MB, like a phone's JPEG, and as slow to decode. */
-async function phonePhoto(): Promise<Buffer> {
-  const [width, height] = [4000, 3000];
-  const leaves = Array.from({ length: 40 }, (_, i) => {
-    const [cx, cy] = [(i * 977) % width, (i * 613) % height];
-    return `<ellipse cx="${cx}" cy="${cy}" rx="${width / 9}" ry="${height / 14}" transform="rotate(${(i * 37) % 180} ${cx} ${cy})" fill="hsl(${80 + (i % 5) * 10}, 55%, ${28 + (i % 4) * 6}%)"/>`;
-  }).join("");
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#6d5a3e"/>${leaves}</svg>`;
-  const noise = await sharp({
-    create: {
-      width,
-      height,
-      channels: 3,
-      background: "#808080",
-      noise: { type: "gaussian", mean: 128, sigma: 20 },
-    },
-  })
-    .png()
-    .toBuffer();
-  return sharp(Buffer.from(svg))
-    .composite([{ input: noise, blend: "soft-light" }])
-    .jpeg({ quality: 90 })
-    .toBuffer();
-}
-
-async function toHeic(jpeg: Buffer): Promise<Buffer> {
-  const dir = await mkdtemp(path.join(tmpdir(), "bench-api-heic-"));
-  try {
-    await writeFile(path.join(dir, "in.jpg"), jpeg);
-    await promisify(execFile)("heif-enc", [
-      "-q",
-      "60",
-      "-o",
-      path.join(dir, "out.heic"),
-      path.join(dir, "in.jpg"),
-    ]);
-    return await readFile(path.join(dir, "out.heic"));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 async function freePort(): Promise<number> {
@@ -169,7 +126,7 @@ export async function runApiBench(
   const requests = options.requests ?? 60;
   const levels = [...new Set([1, options.concurrency ?? 4])];
   const maxSeconds = options.maxSeconds ?? 45;
-  const jpeg = await phonePhoto();
+  const jpeg = await phonePhoto(4000, 3000);
   const images: [string, Buffer, string][] = [["JPEG 4000×3000 (12 MP)", jpeg, "photo.jpg"]];
   const skipped: string[] = [];
   try {

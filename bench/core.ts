@@ -3,16 +3,13 @@
  * 12-megapixel JPEG and a HEIC phone photo generated here, and the process's peak RSS.
  * Run alone: `npx tsx bench/core.ts [--runs 20]`; the API bench imports `runCoreBench`.
  */
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { parseArgs, promisify } from "node:util";
-import sharp from "sharp";
+import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config.js";
 import { createAnalyser } from "../src/diagnosis/analyse.js";
+import { phonePhoto, toHeic } from "./photos.js";
 
 export interface StageTimes {
   p50: number;
@@ -34,60 +31,6 @@ export interface CoreBenchResult {
   skipped: string[];
   peakRssMiB: number;
   modelLoaded: boolean;
-}
-
-/** A leafy 4000×3000 scene with sensor-like noise, so the JPEG is as heavy to decode as a phone photo. */
-async function phonePhoto(width: number, height: number): Promise<Buffer> {
-  const leaves = Array.from({ length: 40 }, (_, i) => {
-    const cx = (i * 977) % width;
-    const cy = (i * 613) % height;
-    return `<ellipse cx="${cx}" cy="${cy}" rx="${width / 9}" ry="${height / 14}" transform="rotate(${(i * 37) % 180} ${cx} ${cy})" fill="hsl(${80 + (i % 5) * 10}, 55%, ${28 + (i % 4) * 6}%)"/>`;
-  }).join("");
-  const scene = await sharp(
-    Buffer.from(
-      `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#6d5a3e"/>${leaves}</svg>`,
-    ),
-  )
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  const noise = await sharp({
-    create: {
-      width,
-      height,
-      channels: 3,
-      background: "#000",
-      noise: { type: "gaussian", mean: 128, sigma: 12 },
-    },
-  })
-    .raw()
-    .toBuffer();
-  const pixels = scene.data;
-  const channels = scene.info.channels;
-  const noisy = Buffer.alloc(width * height * 3);
-  for (let i = 0; i < width * height; i++) {
-    for (let c = 0; c < 3; c++)
-      noisy[i * 3 + c] = Math.max(0, Math.min(255, pixels[i * channels + c]! + noise[i * 3 + c]! - 128));
-  }
-  return sharp(noisy, { raw: { width, height, channels: 3 } })
-    .jpeg({ quality: 90 })
-    .toBuffer();
-}
-
-async function toHeic(jpeg: Buffer): Promise<Buffer> {
-  const dir = await mkdtemp(path.join(tmpdir(), "bench-heic-"));
-  try {
-    await writeFile(path.join(dir, "in.jpg"), jpeg);
-    await promisify(execFile)("heif-enc", [
-      "-q",
-      "60",
-      "-o",
-      path.join(dir, "out.heic"),
-      path.join(dir, "in.jpg"),
-    ]);
-    return await readFile(path.join(dir, "out.heic"));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 function percentiles(values: number[]): StageTimes {
