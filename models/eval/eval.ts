@@ -13,8 +13,10 @@ import sharp from "sharp";
 import { ROOT_DIR } from "../../src/config.js";
 import { type Analyser, type Analysis, createAnalyser } from "../../src/diagnosis/analyse.js";
 import { MIN_PLANT_FRACTION } from "../../src/diagnosis/image/is-plant.js";
+import { calibratedProbabilities } from "../../src/diagnosis/model/calibrate.js";
 import { NON_PLANT_CLASS } from "../../src/diagnosis/model/metadata.js";
 import type { QualityIssue } from "../../src/diagnosis/types.js";
+import { expectedCalibrationError } from "./calibration.js";
 import { markdownTable, pct, type Row, replaceSection, type Table } from "./report.js";
 
 const DATASETS = path.resolve(ROOT_DIR, "..", "shared", "datasets");
@@ -120,6 +122,26 @@ function groupBy(items: Scored[], key: (s: Scored) => string): Map<string, Score
   const groups = new Map<string, Scored[]>();
   for (const s of items) groups.set(key(s), [...(groups.get(key(s)) ?? []), s]);
   return groups;
+}
+
+/** ECE of the raw softmax and of the temperature-scaled one, over all 26 classes and every test photo. */
+function calibrationTable(scored: Scored[], classes: string[], temperature: number): Table {
+  const ece = (t: number) =>
+    expectedCalibrationError(
+      scored.map((s) => {
+        const probabilities = calibratedProbabilities(s.analysis.model!.output.logits, t);
+        const top = probabilities.indexOf(Math.max(...probabilities));
+        return { confidence: probabilities[top]!, correct: classes[top] === s.sample.label };
+      }),
+    );
+  return {
+    title: "Calibration (expected calibration error, 15 bins, all test photos, 26 classes)",
+    head: ["probabilities", "ECE"],
+    rows: [
+      ["softmax of the logits (temperature 1)", pct(ece(1), 1)],
+      [`temperature-scaled (T = ${temperature}, fitted on val)`, pct(ece(temperature), 1)],
+    ],
+  };
 }
 
 async function qualityTables(
@@ -230,6 +252,7 @@ async function main(): Promise<void> {
     head: ["pair", "count"],
     rows: [...confusions].sort((a, b) => b[1] - a[1]).slice(0, 12),
   });
+  tables.push(calibrationTable(scored, metadata.classes, metadata.temperature));
   const falseAccept = nonPlants.filter((s) => s.analysis.isPlant).length;
   const falseReject = leaves.filter((s) => !s.analysis.isPlant).length;
   const byModel = (s: Scored) => s.analysis.model!.nonPlantProbability >= metadata.non_plant_threshold;
