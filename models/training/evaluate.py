@@ -117,9 +117,6 @@ for i, r in enumerate(test_rows):
 keys = sorted(by)
 pick = []
 # one per class first (mixed sources: field maize, beans, rice, non-plant all included), then fill
-for k in keys:
-    if k[1] != 'lab' or all(kk[0] != k[0] or kk[1] == 'lab' for kk in keys):
-        pass
 for c in classes:
     ks = [k for k in keys if k[0] == c]
     k = sorted(ks, key=lambda kk: kk[1] == 'lab')[0]  # prefer the non-lab source where a class has one
