@@ -98,6 +98,15 @@ describe("chat rendering", () => {
     expect(text.endsWith("Result code: K7M4QX")).toBe(true);
   });
 
+  it("answers an unsure or healthy result with one sentence and no code, a diagnosis with its code", () => {
+    const renderer = createRenderer(t);
+    const unsure = viewOf(stored({ crop_health: "unknown", diagnoses: [] }), "sw", wordy);
+    const healthy = viewOf(stored({ crop_health: "healthy", diagnoses: [] }), "sw", wordy);
+    expect(renderer.result(unsure, "sw", "whatsapp")).toBe(t("sw", "uncertain"));
+    expect(renderer.result(healthy, "sw", "whatsapp")).toBe(t("sw", "healthy"));
+    expect(renderer.result(viewOf(stored(), "sw", wordy), "sw", "whatsapp")).toContain("K7M4QX");
+  });
+
   it("stays under Twilio's 1600 for WhatsApp", () => {
     const text = renderChat(viewOf(stored(), "fr", wordy), "fr", t, "whatsapp");
     expect(text.length).toBeLessThanOrEqual(CHAT_LIMITS.whatsapp);

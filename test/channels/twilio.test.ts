@@ -111,8 +111,12 @@ describe("Twilio webhook → queue → worker → messages.create", () => {
     expect(stored!.language).toBe("sw");
     expect(send!.path).toBe(`/2010-04-01/Accounts/${accountSid}/Messages.json`);
     expect(send!.body).toMatchObject({ From: "whatsapp:+14155238886", To: `whatsapp:${FARMER}` });
-    expect(send!.body.Body).toBe(h.renderer.result(viewOf(stored!, "sw", knowledge), "sw", "whatsapp"));
-    expect(String(send!.body.Body)).toContain(stored!.code);
+    const view = viewOf(stored!, "sw", knowledge);
+    expect(send!.body.Body).toBe(h.renderer.result(view, "sw", "whatsapp"));
+    // What the real model makes of a synthetic leaf varies from model to model; a named disease carries its
+    // look-up code, the other answers (unsure, healthy, retake) are one sentence (render.test.ts pins both).
+    if (view.kind === "diagnosis") expect(String(send!.body.Body)).toContain(stored!.code);
+    else expect(String(send!.body.Body)).not.toContain(stored!.code);
 
     // The photo was fetched with the account's basic auth; the result is also under its short code.
     const mediaGet = h.standIn.requests.find((r) => r.path === "/media/leaf1.jpg");
