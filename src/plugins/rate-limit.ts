@@ -7,6 +7,7 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from "rate-limiter-flexible";
+import { createResetMemo } from "./rate-limit-reset.js";
 
 /**
  * Which budget a route draws on. `other` covers /docs, /redoc, /openapi.json, their assets and unknown
@@ -38,6 +39,7 @@ const WINDOW_SECONDS = 60;
  */
 const rateLimit: FastifyPluginAsync<RateLimitOptions> = async (app, opts) => {
   const limiters = new Map<string, RateLimiterAbstract>();
+  const resets = createResetMemo();
 
   // rate-limiter-flexible's windows are fixed: the first request opens a 60 s window and the counter
   // expires with it. One limiter per (bucket, limit): API keys carry their own limits.
@@ -81,7 +83,7 @@ const rateLimit: FastifyPluginAsync<RateLimitOptions> = async (app, opts) => {
       res = rejection;
       exceeded = true;
     }
-    setHeaders(reply, limit, res);
+    setHeaders(reply, limit, res, resets.announce(`${bucket}:${limit}:${key}`, res.msBeforeNext));
     if (!exceeded) return;
     const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
     request.log.info({ bucket, client: client?.name ?? "ip" }, "rate limit exceeded");
@@ -95,10 +97,10 @@ const rateLimit: FastifyPluginAsync<RateLimitOptions> = async (app, opts) => {
   });
 };
 
-function setHeaders(reply: FastifyReply, limit: number, res: RateLimiterRes): void {
+function setHeaders(reply: FastifyReply, limit: number, res: RateLimiterRes, reset: number): void {
   reply.header("X-RateLimit-Limit", limit);
   reply.header("X-RateLimit-Remaining", Math.max(0, res.remainingPoints));
-  reply.header("X-RateLimit-Reset", Math.ceil((Date.now() + res.msBeforeNext) / 1000));
+  reply.header("X-RateLimit-Reset", reset);
 }
 
 export default fp(rateLimit, { name: "rate-limit", fastify: "5.x", dependencies: ["api-key"] });
