@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyPluginAsync, FastifySchemaValidationError } from "fastify";
 import fp from "fastify-plugin";
-import { ImageError } from "../diagnosis/diagnoser.js";
+import { BusyError, ImageError } from "../diagnosis/diagnoser.js";
 import { ApiError, type FieldProblem, FieldValidationError } from "../http-errors.js";
 
 /**
@@ -20,6 +20,19 @@ const errorHandler: FastifyPluginAsync = async (app) => {
       request.log.info({ problems: error.problems }, "request failed validation");
       return reply.code(422).send({ detail: error.problems, request_id });
     }
+    if (error instanceof BusyError) {
+      request.log.warn({ retryAfter: error.retryAfterSeconds }, "inference queue full");
+      return reply
+        .code(503)
+        .header("Retry-After", error.retryAfterSeconds)
+        .send({ detail: error.message, request_id });
+    }
+    if (error instanceof ImageError) {
+      // The decoder's own words help whoever reads the log; the client gets the fixed message only.
+      const cause = error.cause instanceof Error ? error.cause.message : undefined;
+      request.log.info({ statusCode: 400, code: error.code, detail: error.message, cause }, "unusable image");
+      return reply.code(400).send({ detail: error.message, request_id });
+    }
     const clientError = toClientError(error);
     if (clientError) {
       request.log.info({ statusCode: clientError.status, detail: clientError.detail }, "client error");
@@ -36,7 +49,6 @@ const errorHandler: FastifyPluginAsync = async (app) => {
 };
 
 function toClientError(error: FastifyError): { status: number; detail: string } | undefined {
-  if (error instanceof ImageError) return { status: 400, detail: error.message };
   if (error instanceof ApiError) return { status: error.statusCode, detail: error.message };
   // Fastify's own client errors (bad JSON, unsupported media type, ...) carry safe, specific messages.
   const status = error.statusCode ?? 500;

@@ -1,16 +1,32 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Piscina } from "piscina";
+import { BusyError, ImageError } from "../diagnoser.js";
 import type { RgbaImage } from "../image/heif.js";
 import type { ModelOutput } from "./session.js";
-import type { WorkerData } from "./worker.js";
+import type { ImageErrorReply, WorkerData } from "./worker.js";
 
 /** Inference and HEIF decoding on worker threads, so the event loop keeps serving while the CPU works. */
 export interface InferencePool {
+  /** Rejects with BusyError when the queue is full. */
   infer(tensor: Float32Array, size: number): Promise<ModelOutput>;
+  /** Rejects with ImageError for an unusable file, BusyError when the queue is full. */
   decodeHeif(bytes: Uint8Array): Promise<RgbaImage>;
   close(): Promise<void>;
 }
+
+export interface PoolOptions {
+  modelPath: string | null;
+  threads: number;
+  /** Tasks that may wait for a thread; threads × 32 by default. */
+  maxQueue?: number;
+}
+
+/**
+ * A full queue holds about 32 tasks per thread of 50-150 ms each: it drains in a few seconds, so a client told
+ * to come back after this long finds room.
+ */
+export const BUSY_RETRY_SECONDS = 5;
 
 const workerUrl = new URL(`./worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url);
 
@@ -22,7 +38,12 @@ function workerExecArgv(): string[] {
   return ["--import", pathToFileURL(tsx).href];
 }
 
-export function createPool(options: { modelPath: string | null; threads: number }): InferencePool {
+// piscina signals a full queue with a plain Error; its wording is matched here and nowhere else.
+function isQueueFull(error: unknown): boolean {
+  return error instanceof Error && error.message === "Task queue is at limit";
+}
+
+export function createPool(options: PoolOptions): InferencePool {
   const workerData: WorkerData = { modelPath: options.modelPath };
   const piscina = new Piscina({
     filename: workerUrl.href,
@@ -30,15 +51,30 @@ export function createPool(options: { modelPath: string | null; threads: number 
     name: "infer",
     minThreads: options.threads,
     maxThreads: options.threads,
-    // A bounded queue: past it, requests wait in the HTTP layer's own limits rather than piling up here.
-    maxQueue: options.threads * 32,
+    // A bounded queue: past it, callers are told to come back later instead of piling up memory and latency.
+    maxQueue: options.maxQueue ?? options.threads * 32,
     idleTimeout: Number.POSITIVE_INFINITY,
     execArgv: workerExecArgv(),
     workerData,
   });
+  async function run(task: object, name: "infer" | "decodeHeif"): Promise<unknown> {
+    try {
+      return await piscina.run(task, { name });
+    } catch (error) {
+      if (isQueueFull(error)) throw new BusyError(BUSY_RETRY_SECONDS);
+      throw error;
+    }
+  }
   return {
-    infer: (tensor, size) => piscina.run({ tensor, size }, { name: "infer" }) as Promise<ModelOutput>,
-    decodeHeif: (bytes) => piscina.run({ bytes }, { name: "decodeHeif" }) as Promise<RgbaImage>,
+    infer: (tensor, size) => run({ tensor, size }, "infer") as Promise<ModelOutput>,
+    async decodeHeif(bytes) {
+      const reply = (await run({ bytes }, "decodeHeif")) as RgbaImage | ImageErrorReply;
+      if ("imageError" in reply) {
+        const { message, code, cause } = reply.imageError;
+        throw new ImageError(message, code, cause === undefined ? undefined : { cause: new Error(cause) });
+      }
+      return reply;
+    },
     close: () => piscina.destroy(),
   };
 }

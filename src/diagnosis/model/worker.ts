@@ -1,4 +1,5 @@
 import { workerData } from "node:worker_threads";
+import { ImageError, type ImageErrorCode } from "../diagnoser.js";
 import { decodeHeif as decodeHeifPixels, type RgbaImage } from "../image/heif.js";
 import { createSession, type ModelOutput, runModel } from "./session.js";
 
@@ -22,7 +23,21 @@ export async function infer(task: { tensor: Float32Array; size: number }): Promi
   };
 }
 
+/** An unusable file, as data: an Error's class and fields do not survive the trip back from a worker thread. */
+export interface ImageErrorReply {
+  /** `cause`: the decoder's own message, for the log. */
+  imageError: { message: string; code: ImageErrorCode; cause?: string };
+}
+
 // libheif runs as WebAssembly on the calling thread: decoding a 12 MP HEIC here keeps the event loop free.
-export function decodeHeif(task: { bytes: Uint8Array }): Promise<RgbaImage> {
-  return decodeHeifPixels(task.bytes);
+export async function decodeHeif(task: { bytes: Uint8Array }): Promise<RgbaImage | ImageErrorReply> {
+  try {
+    return await decodeHeifPixels(task.bytes);
+  } catch (error) {
+    if (error instanceof ImageError) {
+      const cause = error.cause instanceof Error ? error.cause.message : undefined;
+      return { imageError: { message: error.message, code: error.code, cause } };
+    }
+    throw error;
+  }
 }
