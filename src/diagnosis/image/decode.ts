@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { ImageError } from "../diagnoser.js";
-import { decodeHeif, type RgbaImage, tooManyPixelsMessage } from "./heif.js";
+import { asError, decodeHeif, type RgbaImage, tooManyPixelsMessage } from "./heif.js";
 import { MAX_ASPECT_RATIO, MAX_IMAGE_BYTES, MAX_INPUT_PIXELS, WORKING_SHORT_SIDE } from "./limits.js";
 import { type ImageFormat, sniffFormat } from "./sniff.js";
 
@@ -45,7 +45,9 @@ async function decodeWithSharp(bytes: Buffer, format: ImageFormat): Promise<Deco
   const meta = await sharp(bytes, { limitInputPixels: false })
     .metadata()
     .catch((error: unknown) => {
-      throw new ImageError(`the ${format.toUpperCase()} file could not be read: ${reason(error)}`, "corrupt");
+      throw new ImageError(`the ${format.toUpperCase()} file could not be read: it is corrupt`, "corrupt", {
+        cause: asError(error),
+      });
     });
   const { width, height } = meta;
   if (!width || !height)
@@ -76,10 +78,9 @@ async function decodeWithSharp(bytes: Buffer, format: ImageFormat): Promise<Deco
       format,
     };
   } catch (error) {
-    throw new ImageError(
-      `the ${format.toUpperCase()} image is truncated or corrupt: ${reason(error)}`,
-      "corrupt",
-    );
+    throw new ImageError(`the ${format.toUpperCase()} image is truncated or corrupt`, "corrupt", {
+      cause: asError(error),
+    });
   }
 }
 
@@ -132,8 +133,4 @@ function toRgb(data: Buffer, channels: number): Buffer {
     rgb[i * 3 + 2] = data[i * channels + (grey ? 0 : 2)]!;
   }
   return rgb;
-}
-
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

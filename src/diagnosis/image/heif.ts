@@ -19,17 +19,25 @@ export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
   try {
     images = await decodeHeic.all({ buffer: bytes });
   } catch (error) {
-    throw new ImageError(`HEIC/HEIF file could not be read: ${reason(error)}`, "corrupt");
+    throw new ImageError("the HEIC/HEIF file could not be read: it is truncated or corrupt", "corrupt", {
+      cause: asError(error),
+    });
   }
   try {
     const primary = images[0];
-    if (!primary) throw new ImageError("HEIC/HEIF file holds no image", "corrupt");
+    if (!primary) throw new ImageError("the HEIC/HEIF file holds no image", "corrupt");
     // Header dimensions are known before any pixel is decoded: refuse pixel bombs here.
     if (primary.width * primary.height > MAX_INPUT_PIXELS) {
       throw new ImageError(tooManyPixelsMessage(primary.width, primary.height), "too_many_pixels");
     }
     const decoded = await primary.decode().catch((error: unknown) => {
-      throw new ImageError(`HEIC/HEIF image could not be decoded: ${reason(error)}`, "corrupt");
+      throw new ImageError(
+        "the HEIC/HEIF image could not be decoded: it is truncated or corrupt",
+        "corrupt",
+        {
+          cause: asError(error),
+        },
+      );
     });
     return {
       data: new Uint8Array(decoded.data.buffer, decoded.data.byteOffset, decoded.data.byteLength),
@@ -42,9 +50,10 @@ export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
 }
 
 export function tooManyPixelsMessage(width: number, height: number): string {
-  return `image is ${width}×${height} pixels; at most ${MAX_INPUT_PIXELS / 1_000_000} megapixels are accepted`;
+  return `the image is ${width}×${height} pixels; at most ${MAX_INPUT_PIXELS / 1_000_000} megapixels are accepted`;
 }
 
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** The decoder's own complaint, kept as the ImageError's cause (for the log, never for the client). */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
