@@ -37,8 +37,9 @@ function selfOnlyCsp(header: string): string {
 }
 
 /**
- * Two OpenAPI 3.0 details the generator leaves to us: the form's `isFile` (an Ajv keyword) is a binary
- * string, and a nullable enum must list `null` among its values or strict readers refuse null.
+ * Three OpenAPI 3.0 details the generator leaves to us: the form's `isFile` (an Ajv keyword) is a binary
+ * string; a nullable enum must list `null` among its values or strict readers refuse null; and a header's
+ * schema keeps JSON Schema's `examples` array, which 3.0 spells `example` (one value).
  */
 function finishSchemas(node: unknown): void {
   if (Array.isArray(node)) node.forEach(finishSchemas);
@@ -50,6 +51,11 @@ function finishSchemas(node: unknown): void {
     }
     if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) {
       schema.enum = [...schema.enum, null];
+    }
+    // A media type's `examples` is a map of named examples (valid 3.0); only the JSON Schema array is rewritten.
+    if (Array.isArray(schema.examples)) {
+      schema.example ??= schema.examples[0];
+      delete schema.examples;
     }
     Object.values(schema).forEach(finishSchemas);
   }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest, RouteShorthandOptions } from "fastify";
 import type { AppDeps } from "../app.js";
+import { BUSY_RETRY_SECONDS } from "../diagnosis/model/pool.js";
 import type { DiagnosisContext } from "../diagnosis/types.js";
 import { ApiError } from "../http-errors.js";
 import { readForm } from "../plugins/multipart.js";
@@ -7,11 +8,11 @@ import {
   BadRequestError,
   InternalError,
   RateLimitError,
+  ServiceUnavailableError,
   UnauthorizedError,
   ValidationError,
 } from "../schemas/errors.js";
 import { retryAfterHeader, withHeaders } from "../schemas/headers.js";
-import { Ref } from "../schemas/helpers.js";
 import { DiagnosisForm, type DiagnosisFormValues } from "../schemas/request.js";
 import { DiagnosisResult } from "../schemas/result.js";
 import { parseUserData } from "../schemas/user-data.js";
@@ -22,15 +23,21 @@ Send \`multipart/form-data\`; only \`image\` is required. The crop is detected a
 \`region\` narrow the diagnosis. Rate limit: 30 requests per minute per IP, or the API key's own limit.
 
 400: malformed multipart body, or an image that is empty, over 10 MB, not a decodable JPEG/PNG/WebP/HEIC/HEIF
-(recognised from its bytes) or over 40 megapixels. 422: a form field fails validation.`;
+(recognised from its bytes) or over 40 megapixels. 422: a form field fails validation. 503: too many photos are
+already waiting for analysis; retry after \`Retry-After\` seconds.`;
 
 const response = {
-  200: withHeaders("The diagnosis", Ref(DiagnosisResult)),
-  400: withHeaders("Bad multipart body or unusable image", Ref(BadRequestError)),
-  401: withHeaders("Invalid API key", Ref(UnauthorizedError)),
-  422: withHeaders("Invalid form field", Ref(ValidationError)),
-  429: withHeaders("Rate limit exceeded", Ref(RateLimitError), retryAfterHeader),
-  500: withHeaders("Internal error", Ref(InternalError)),
+  200: withHeaders("The diagnosis", DiagnosisResult),
+  400: withHeaders("Bad multipart body or unusable image", BadRequestError),
+  401: withHeaders("Invalid API key", UnauthorizedError),
+  422: withHeaders("Invalid form field", ValidationError),
+  429: withHeaders("Rate limit exceeded", RateLimitError, retryAfterHeader(42)),
+  500: withHeaders("Internal error", InternalError),
+  503: withHeaders(
+    "Too many photos waiting for analysis",
+    ServiceUnavailableError,
+    retryAfterHeader(BUSY_RETRY_SECONDS),
+  ),
 };
 
 /** Checked before the body is read: a JSON or urlencoded body is a bad request, not a validation error. */

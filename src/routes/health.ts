@@ -6,7 +6,6 @@ import { ROOT_DIR } from "../config.js";
 import { InternalError, RateLimitError, UnauthorizedError } from "../schemas/errors.js";
 import { retryAfterHeader, withHeaders } from "../schemas/headers.js";
 import { HealthResponse } from "../schemas/health.js";
-import { Ref } from "../schemas/helpers.js";
 
 export const { version } = JSON.parse(readFileSync(path.join(ROOT_DIR, "package.json"), "utf8")) as {
   version: string;
@@ -27,10 +26,10 @@ const healthRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
           "(when configured) is not ready. Rate limit: 100 requests per minute per IP.",
         tags: ["health"],
         response: {
-          200: withHeaders("Service status", Ref(HealthResponse)),
-          401: withHeaders("Invalid API key", Ref(UnauthorizedError)),
-          429: withHeaders("Rate limit exceeded", Ref(RateLimitError), retryAfterHeader),
-          500: withHeaders("Internal error", Ref(InternalError)),
+          200: withHeaders("Service status", HealthResponse),
+          401: withHeaders("Invalid API key", UnauthorizedError),
+          429: withHeaders("Rate limit exceeded", RateLimitError, retryAfterHeader(42)),
+          500: withHeaders("Internal error", InternalError),
         },
       },
     },

@@ -3,6 +3,7 @@ import {
   InternalError,
   NotFoundError,
   RateLimitError,
+  ServiceUnavailableError,
   UnauthorizedError,
   ValidationError,
 } from "./errors.js";
@@ -17,6 +18,7 @@ export const sharedSchemas = [
   UnauthorizedError,
   ValidationError,
   RateLimitError,
+  ServiceUnavailableError,
   InternalError,
   NotFoundError,
 ];

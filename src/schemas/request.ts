@@ -44,18 +44,21 @@ export const DiagnosisForm = Type.Object(
       StringEnum(LANGUAGES, {
         default: "fr",
         description: "Language of the descriptive text (names, descriptions, advice). Keys stay English.",
+        examples: ["en"],
       }),
     ),
     detail_level: Type.Optional(
       StringEnum(DETAIL_LEVELS, {
         default: "standard",
         description: "`simple` for farmers, `standard` for technicians, `expert` for agronomists.",
+        examples: ["simple"],
       }),
     ),
     include_bbox: Type.Optional(
       Type.Boolean({
         default: false,
         description: "`true` or `false`. When true, `detections` holds bounding boxes; otherwise it is null.",
+        examples: [true],
       }),
     ),
     user_data: Type.Optional(

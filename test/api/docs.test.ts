@@ -74,7 +74,7 @@ describe("/openapi.json", () => {
 
   it("documents every response, with the rate limit and request id headers", () => {
     const responses = doc.paths["/diagnosis/"].post.responses;
-    expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "422", "429", "500"]);
+    expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "422", "429", "500", "503"]);
     for (const response of Object.values(responses) as Json[]) {
       expect(Object.keys(response.headers)).toEqual(
         expect.arrayContaining([
@@ -87,6 +87,10 @@ describe("/openapi.json", () => {
       expect(response.content["application/json"].schema.$ref).toMatch(/^#\/components\/schemas\/\w+$/);
     }
     expect(responses["429"].headers["Retry-After"]).toBeDefined();
+    expect(responses["503"].headers["Retry-After"]).toBeDefined();
+    expect(responses["503"].content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/ServiceUnavailableError",
+    );
     expect(responses["200"].content["application/json"].schema.$ref).toBe(
       "#/components/schemas/DiagnosisResult",
     );
@@ -118,6 +122,54 @@ describe("/openapi.json", () => {
       expect(s[name].properties.detail.example).toBeTruthy();
     }
     expect(s.ValidationError.properties.detail.items.required).toEqual(["loc", "msg", "type"]);
+  });
+
+  it("gives every field of the request, result, health and error bodies an example", () => {
+    const missing: string[] = [];
+    let fields = 0;
+    const walk = (node: Json, path: string): void => {
+      if (!node || typeof node !== "object") return;
+      if (node.properties && typeof node.properties === "object") {
+        for (const [name, property] of Object.entries(node.properties) as [string, Json][]) {
+          fields++;
+          // A file part has bytes, not a value to show; Swagger UI renders it as a file picker.
+          if (property.format === "binary") continue;
+          if (!("example" in property)) missing.push(`${path}.${name}`);
+        }
+      }
+      for (const [key, value] of Object.entries(node)) walk(value, `${path}.${key}`);
+    };
+    walk(doc.components.schemas, "components.schemas");
+    walk(doc.paths, "paths");
+    expect(missing).toEqual([]);
+    // Request form (9) + result (9 + nested) + health (3) + errors: a walk that found few fields proves nothing.
+    expect(fields).toBeGreaterThan(60);
+    expect(JSON.stringify(doc)).not.toContain('"examples":[');
+  });
+
+  it("gives every response a complete example body and an example for each header", () => {
+    let responses = 0;
+    for (const [path, operations] of Object.entries(doc.paths) as [string, Json][]) {
+      for (const [method, operation] of Object.entries(operations) as [string, Json][]) {
+        for (const [status, response] of Object.entries(operation.responses) as [string, Json][]) {
+          responses++;
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          const media = response.content["application/json"];
+          const name = media.schema.$ref.split("/").at(-1);
+          const schema = doc.components.schemas[name];
+          expect(media.example, where).toBeDefined();
+          expect(Object.keys(media.example).sort(), where).toEqual(Object.keys(schema.properties).sort());
+          for (const [header, spec] of Object.entries(response.headers) as [string, Json][]) {
+            expect(spec.schema.example, `${where} ${header}`).toBeDefined();
+          }
+        }
+      }
+    }
+    expect(responses).toBeGreaterThanOrEqual(11);
+    const ok = doc.paths["/diagnosis/"].post.responses["200"].content["application/json"].example;
+    expect(ok.request_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ok.image_analysis.is_plant).toBe(ok.is_plant);
+    expect(ok.diagnoses[0].eppo_code).toBe("PHYTIN");
   });
 
   it("gives operation ids and summaries", () => {
