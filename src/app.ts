@@ -1,5 +1,12 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyBaseLogger, type FastifyReply, LogController } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from "fastify";
 import type { Redis } from "ioredis";
 import type { Config } from "./config.js";
 import type { Diagnoser } from "./diagnosis/diagnoser.js";
@@ -38,9 +45,10 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}) {
     genReqId: () => crypto.randomUUID(),
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     ajv: { plugins: [fileKeyword] },
-    // Errors raised before routing (e.g. a malformed URL) get the API's error shape too.
+    // Errors raised before routing (e.g. a malformed URL) skip every hook: give them the API's error shape,
+    // request id and rate limit here. `app` exists by the time a request arrives.
     frameworkErrors: (error, request, reply: FastifyReply) => {
-      reply.code(400).send({ detail: error.message, request_id: request.id });
+      void answerFrameworkError(app, error, request, reply);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -60,6 +68,23 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}) {
   await app.register(healthRoute, deps);
   await app.register(diagnosisRoute, deps);
   return app;
+}
+
+async function answerFrameworkError(
+  app: FastifyInstance,
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  reply.header("X-Request-ID", request.id);
+  try {
+    await app.enforceRateLimit(request, reply);
+  } catch (err) {
+    request.log.warn({ err }, "rate limit not applied to a request that failed before routing");
+  }
+  if (reply.sent) return;
+  request.log.info({ code: error.code, detail: error.message }, "request failed before routing");
+  await reply.code(400).send({ detail: error.message, request_id: request.id });
 }
 
 /** A hop count means "trust that many proxies": Fastify does this at run time, its types lack the number form. */

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { Redis } from "ioredis";
 import {
@@ -20,6 +20,10 @@ export type RateLimitBucket = "diagnosis" | "health" | "other";
 declare module "fastify" {
   interface FastifyContextConfig {
     rateLimit?: RateLimitBucket | false;
+  }
+  interface FastifyInstance {
+    /** The onRequest limiter, for requests that end before any hook runs; answers 429 itself when exceeded. */
+    enforceRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
 }
 
@@ -62,7 +66,8 @@ const rateLimit: FastifyPluginAsync<RateLimitOptions> = async (app, opts) => {
     return limiter;
   }
 
-  app.addHook("onRequest", async (request, reply) => {
+  /** Charges the request to its budget and sets the headers; past the limit, answers 429 itself. */
+  async function enforce(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const bucket = request.routeOptions.config.rateLimit ?? "other";
     if (bucket === false) return;
     const client = request.apiClient;
@@ -87,14 +92,18 @@ const rateLimit: FastifyPluginAsync<RateLimitOptions> = async (app, opts) => {
     if (!exceeded) return;
     const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
     request.log.info({ bucket, client: client?.name ?? "ip" }, "rate limit exceeded");
-    return reply
+    await reply
       .code(429)
       .header("Retry-After", retryAfter)
       .send({
         detail: `Rate limit exceeded: ${limit} requests per minute. Retry in ${retryAfter} seconds.`,
         request_id: request.id,
       });
-  });
+  }
+
+  // Requests that fail before routing (a malformed URL) never reach the hooks: app.ts calls this for them.
+  app.decorate("enforceRateLimit", enforce);
+  app.addHook("onRequest", enforce);
 };
 
 function setHeaders(reply: FastifyReply, limit: number, res: RateLimiterRes, reset: number): void {
