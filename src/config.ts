@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isIP } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -109,6 +110,21 @@ class Reader {
   }
 }
 
+// RFC 1123 host names: dot-separated labels of letters, digits and inner hyphens, 253 characters in all.
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** The address to listen on: an IPv4 or IPv6 address, or a host name such as `localhost`. */
+function parseHost(raw: string | undefined, problems: string[]): string {
+  if (raw === undefined) return "0.0.0.0";
+  // All-numeric names ("999.1.1.1") would fit HOSTNAME but are mistyped addresses, never hosts.
+  if (isIP(raw) !== 0 || (HOSTNAME.test(raw) && !/^[\d.]+$/.test(raw))) return raw;
+  problems.push(
+    `HOST must be an IP address (e.g. 0.0.0.0, 127.0.0.1, ::) or a host name, without scheme or port (got "${raw}")`,
+  );
+  return "0.0.0.0";
+}
+
 function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
   if (raw === undefined || raw === "false") return false;
   if (raw === "true") return true;
@@ -151,7 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env);
   const config: Config = {
     port: r.int("PORT", 8000, 0, 65535),
-    host: r.str("HOST") ?? "0.0.0.0",
+    host: parseHost(r.str("HOST"), r.problems),
     logLevel: r.str("LOG_LEVEL") ?? "info",
     redisUrl: r.url("REDIS_URL", ["redis:", "rediss:"]),
     trustProxy: parseTrustProxy(r.str("TRUST_PROXY"), r.problems),

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  return [];
+}
+
+describe("HOST", () => {
+  it("defaults to every interface, and takes IPv4, IPv6 and host names", () => {
+    expect(loadConfig({}).host).toBe("0.0.0.0");
+    expect(loadConfig({ HOST: "  " }).host).toBe("0.0.0.0");
+    for (const host of [
+      "127.0.0.1",
+      "0.0.0.0",
+      "::",
+      "::1",
+      "fe80::1",
+      "localhost",
+      "api-1.internal.example",
+    ]) {
+      expect(loadConfig({ HOST: host }).host, host).toBe(host);
+    }
+  });
+
+  it("refuses a URL, a port, a mistyped address or a name with spaces, with one clear line", () => {
+    for (const host of ["http://0.0.0.0", "0.0.0.0:8000", "999.1.1.1", "my host", "-api", "api_1", "[::1]"]) {
+      expect(problemsOf({ HOST: host }), host).toEqual([
+        `HOST must be an IP address (e.g. 0.0.0.0, 127.0.0.1, ::) or a host name, without scheme or port (got "${host}")`,
+      ]);
+    }
+  });
+
+  it("is reported together with the other bad variables", () => {
+    const problems = problemsOf({ HOST: "0.0.0.0:80", PORT: "eighty" });
+    expect(problems).toHaveLength(2);
+    expect(problems.join("\n")).toMatch(/^PORT must be .*\nHOST must be/);
+  });
+});
