@@ -7,9 +7,19 @@ export interface KbEntry {
   healthy: boolean;
   /** Pathogen or pest; for a healthy class, the crop itself. */
   scientific_name: string;
+  /**
+   * The code the API serves. It must have been checked on an EPPO site: a code written from memory is never
+   * served as fact. Where the organism's own code could not be checked, this is the code of the nearest
+   * checked taxon containing it (a genus, phylum or kingdom code in EPPO's `1xxxxX` form, or the broader
+   * species concept it was classified under), named in `eppo_taxon`.
+   */
   eppo_code: string;
-  /** False where the code was written from memory and still awaits a check on gd.eppo.int. */
+  /** False where the served code itself still awaits a check: `npm run kb:report` fails until it is done. */
   eppo_verified: boolean;
+  /** EPPO's name of the taxon `eppo_code` stands for, present only when that is not `scientific_name`. */
+  eppo_taxon?: string;
+  /** The organism's own code as written from memory, never served: a reviewer checks it on gd.eppo.int. */
+  eppo_candidate?: string;
   category: Category | null;
   urgency: Urgency | null;
   affected_parts: string[];
@@ -53,6 +63,11 @@ function validate(data: unknown): Record<string, KbEntry> {
     if (typeof entry.healthy !== "boolean") fail("healthy must be a boolean");
     for (const key of ["scientific_name", "eppo_code"]) {
       if (typeof entry[key] !== "string" || entry[key] === "") fail(`${key} must be a non-empty string`);
+    }
+    if (typeof entry.eppo_verified !== "boolean") fail("eppo_verified must be a boolean");
+    for (const key of ["eppo_taxon", "eppo_candidate"]) {
+      if (key in entry && (typeof entry[key] !== "string" || entry[key] === ""))
+        fail(`${key}, when given, must be a non-empty string`);
     }
     if (entry.healthy) {
       if (entry.category !== null || entry.urgency !== null)
