@@ -1,4 +1,5 @@
 import type { Knowledge, NoteRequest } from "./kb.js";
+import { CLASS_DESCRIPTION_NOTE } from "./knowledge/notes.js";
 import {
   type ClassProbabilities,
   likeliestCrop,
@@ -93,7 +94,8 @@ export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
     } else if (kb.isHealthy(topId)) {
       result.crop_health = "healthy";
       result.treatment = kb.treatment([topId], language, detailLevel);
-      notes.unshift({ key: "healthy" });
+      // The crop's own reassurance first ("Your tomato plant looks healthy…"), then what a photo cannot show.
+      notes.unshift({ key: CLASS_DESCRIPTION_NOTE, params: { classId: topId } }, { key: "healthy" });
     } else {
       const named = ranked
         .filter(([id, p], i) => i === 0 || (p >= SECONDARY_DIAGNOSIS_FLOOR && !kb.isHealthy(id)))

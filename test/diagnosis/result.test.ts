@@ -57,7 +57,27 @@ describe("result assembly (the rules between the model's probabilities and the a
     expect(result.diagnoses).toEqual([]);
     expect(result.treatment.urgency).toBeNull();
     expect(result.treatment.prevention.length).toBeGreaterThan(0);
-    expect(result.additional_notes).toBe(kb.note({ key: "healthy" }, "en", "standard"));
+    // The crop's own reassurance from its healthy entry, then what one photo cannot show.
+    const own = kb.note(
+      { key: "class_description", params: { classId: "maize__healthy" } },
+      "en",
+      "standard",
+    );
+    expect(own).toMatch(/maize/i);
+    expect(result.additional_notes).toBe(`${own} ${kb.note({ key: "healthy" }, "en", "standard")}`);
+  });
+
+  it("tells a user of an unsupported crop that the answer was not limited to it", () => {
+    const result = assess(verdict({ tomato__late_blight: 0.9, bean__rust: 0.1 }), { cropType: "cassava" });
+    expect(result.diagnoses[0]?.id).toBe("tomato__late_blight");
+    expect(result.additional_notes).toBe(
+      kb.note(
+        { key: "crop_unsupported", params: { given: "cassava", detected: "tomato" } },
+        "en",
+        "standard",
+      ),
+    );
+    expect(result.additional_notes).not.toMatch(/limited to cassava/);
   });
 
   it("names nothing when unsure, and asks for a better photo", () => {

@@ -1,8 +1,9 @@
 import type { i18n as I18n } from "i18next";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createI18n } from "../../../src/diagnosis/knowledge/i18n.js";
-import { note } from "../../../src/diagnosis/knowledge/notes.js";
+import { CLASS_DESCRIPTION_NOTE, note } from "../../../src/diagnosis/knowledge/notes.js";
 import { CROPS, DETAIL_LEVELS, QUALITY_ISSUES } from "../../../src/diagnosis/types.js";
+import { localeFile, readJson } from "./support.js";
 
 let i18n: I18n;
 beforeAll(async () => {
@@ -43,6 +44,39 @@ describe("notes", () => {
     for (const crop of CROPS) expect(note(`crops.${crop}`, "en", "expert", {}, i18n)).toBe(crop);
     expect(note("no_model", "en", "simple", {}, i18n)).toBeTruthy();
     expect(note("not_plant", "en", "expert", {}, i18n)).toBeTruthy();
+  });
+
+  it("reads a class's own description as a note, at the reader's level and in the reader's language", () => {
+    const en = readJson(localeFile("en", "diseases")) as Record<
+      string,
+      Record<string, { description: string }>
+    >;
+    const sw = readJson(localeFile("sw", "diseases")) as Record<
+      string,
+      Record<string, { description: string }>
+    >;
+    for (const level of DETAIL_LEVELS) {
+      expect(note(CLASS_DESCRIPTION_NOTE, "en", level, { classId: "tomato__healthy" }, i18n)).toBe(
+        en.tomato__healthy![level]!.description,
+      );
+      expect(note(CLASS_DESCRIPTION_NOTE, "sw", level, { classId: "tomato__healthy" }, i18n)).toBe(
+        sw.tomato__healthy![level]!.description,
+      );
+    }
+    expect(() => note(CLASS_DESCRIPTION_NOTE, "en", "simple", { classId: "cassava__healthy" }, i18n)).toThrow(
+      /missing text diseases:cassava__healthy/,
+    );
+  });
+
+  it("says an unsupported crop was not used to limit the answer, unlike a mismatch", () => {
+    const params = { given: "cassava", detected: "tomato" };
+    for (const level of DETAIL_LEVELS) {
+      const unsupported = note("crop_unsupported", "en", level, params, i18n);
+      expect(unsupported).toContain("cassava");
+      expect(unsupported).toContain("tomato");
+      expect(unsupported).not.toBe(note("crop_mismatch", "en", level, params, i18n));
+    }
+    expect(note("crop_unsupported", "en", "standard", params, i18n)).toMatch(/could not be limited/);
   });
 
   it("throws on an unknown note, and on a missing value while testing", () => {
