@@ -1,7 +1,8 @@
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CLASS_IDS, getEntry } from "../../../src/diagnosis/knowledge/entries.js";
 import { CROPS, DETAIL_LEVELS, LANGUAGES, QUALITY_ISSUES } from "../../../src/diagnosis/types.js";
-import { hasLocale, localeFile, MODEL_CLASSES, readJson } from "./support.js";
+import { hasLocale, LOCALES_DIR, localeFile, MODEL_CLASSES, readJson } from "./support.js";
 
 // Every language must carry every text of the English template, with the same shape. A language whose
 // translation is not in yet fails here on purpose: the service must not ship it half-translated.
@@ -19,6 +20,17 @@ const KEY_NAMES = new Set([...TEXT_KEYS, ...LIST_KEYS, "name", ...DETAIL_LEVELS,
 type Json = unknown;
 const english = readJson(localeFile("en", "diseases")) as Record<string, Record<string, Json>>;
 const englishNotes = readJson(localeFile("en", "notes")) as Record<string, Json>;
+
+// English words that no other service language uses: one of them outside brackets means a sentence was left
+// in English (a gloss such as "(leaf smut)" in brackets is deliberate and allowed). Letters, not \b, bound the
+// words: \b would split "triazóis" at the accent and find "is".
+const ENGLISH_WORDS = /(?<!\p{L})(the|and|with|which|should|your|this|that|from|is|are)(?!\p{L})/iu;
+const withoutGlosses = (text: string) => text.replace(/\([^)]*\)/g, "");
+
+/** Characters of one level's texts: its description and every list item. */
+function levelLength(block: Record<string, Json>): number {
+  return [block.description, ...LIST_KEYS.flatMap((k) => block[k] as Json[])].join("").length;
+}
 
 function isRecord(value: Json): value is Record<string, Json> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -49,11 +61,17 @@ describe("the English template covers the model", () => {
     expect(Object.keys(english).sort()).toEqual([...MODEL_CLASSES].sort());
   });
 
-  it("matches the classes of the committed model (models/classes.json) except non_plant", () => {
-    const { classes } = readJson(new URL("../../../models/classes.json", import.meta.url).pathname) as {
-      classes: string[];
-    };
-    expect(classes.filter((c) => c !== "non_plant").sort()).toEqual([...MODEL_CLASSES].sort());
+  it("reads the model's classes from models/classes.json: crop-prefixed ids of the service's crops", () => {
+    expect(MODEL_CLASSES.length).toBeGreaterThan(0);
+    expect(MODEL_CLASSES).not.toContain("non_plant");
+    for (const id of MODEL_CLASSES) expect(CROPS, id).toContain(id.split("__")[0]);
+  });
+
+  it("has a locales/ folder for every service language, and no folder for a language the service lacks", () => {
+    const folders = readdirSync(LOCALES_DIR, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+    expect(folders.sort()).toEqual([...LANGUAGES].sort());
   });
 
   it("gives every disease at least two simple actions (what SMS users get) and no empty advice list", () => {
@@ -73,20 +91,12 @@ describe("the English template covers the model", () => {
     }
   });
 
-  it("makes the levels differ for real: simple is the shortest, expert the longest", () => {
-    for (const id of MODEL_CLASSES) {
-      const length = (level: string) =>
-        String((english[id]?.[level] as Record<string, Json> | undefined)?.description).length;
-      expect(length("simple"), id).toBeLessThan(length("standard"));
-      expect(length("standard"), id).toBeLessThan(length("expert"));
-    }
-  });
-
   it("has the notes the core asks for", () => {
     const paths = [...leaves(englishNotes).keys()];
     for (const key of [
       "unsure",
       "crop_mismatch",
+      "crop_unsupported",
       "region_narrowed",
       "region_unknown",
       "healthy",
@@ -124,12 +134,6 @@ describe.each(LANGUAGES)("texts in %s", (language) => {
           expect((b[key] as Json[]).length, `${where} has as many items as English`).toBe(englishList.length);
           for (const [i, item] of (b[key] as Json[]).entries()) expectProse(item, `${where}[${i}]`);
         }
-        if (language !== "en") {
-          const englishDescription = (english[id]![level] as Record<string, Json>).description;
-          expect(b.description, `${language}:${id}.${level}.description is translated`).not.toBe(
-            englishDescription,
-          );
-        }
       }
     }
   });
@@ -146,6 +150,56 @@ describe.each(LANGUAGES)("texts in %s", (language) => {
       expect(placeholders(notes.get(path)), `${language}:notes.${path} placeholders`).toEqual(
         placeholders(englishText),
       );
+    }
+  });
+
+  it("makes the levels differ for real: simple shortest, expert longest, in description and in all", () => {
+    const texts = readJson(localeFile(language, "diseases")) as Record<string, Record<string, Json>>;
+    for (const id of MODEL_CLASSES) {
+      const block = (level: string) => texts[id]![level] as Record<string, Json>;
+      const description = (level: string) => String(block(level).description).length;
+      const where = `${language}:${id}`;
+      expect(description("simple"), where).toBeLessThan(description("standard"));
+      expect(description("standard"), where).toBeLessThan(description("expert"));
+      expect(levelLength(block("simple")), where).toBeLessThan(levelLength(block("standard")));
+      expect(levelLength(block("standard")), where).toBeLessThan(levelLength(block("expert")));
+      if (getEntry(id)?.healthy) continue;
+      // Expert adds taxonomy: a family, order, phylum or virus family name in its description.
+      expect(String(block("expert").description), `${where} expert names a higher taxon`).toMatch(
+        /\b[A-Z][a-z]+(aceae|idae|viridae|ales|mycota|mycetes)\b/,
+      );
+    }
+  });
+
+  it.skipIf(language === "en")("leaves no name, description, list item or note in English", () => {
+    const texts = readJson(localeFile(language, "diseases")) as Record<string, Record<string, Json>>;
+    for (const id of MODEL_CLASSES) {
+      const pairs: [string, Json, Json][] = [[`${id}.name`, texts[id]!.name, english[id]!.name]];
+      for (const level of DETAIL_LEVELS) {
+        const b = texts[id]![level] as Record<string, Json>;
+        const e = english[id]![level] as Record<string, Json>;
+        pairs.push([`${id}.${level}.description`, b.description, e.description]);
+        for (const key of LIST_KEYS) {
+          for (const [i, item] of (b[key] as Json[]).entries())
+            pairs.push([`${id}.${level}.${key}[${i}]`, item, (e[key] as Json[])[i]]);
+        }
+      }
+      for (const [where, text, englishText] of pairs) {
+        expect(text, `${language}:${where} is translated`).not.toBe(englishText);
+        expect(withoutGlosses(String(text)), `${language}:${where} reads as English`).not.toMatch(
+          ENGLISH_WORDS,
+        );
+      }
+    }
+    const notes = leaves(readJson(localeFile(language, "notes")));
+    for (const [path, englishText] of leaves(englishNotes)) {
+      // Crop names may coincide across languages ("tomate"); every sentence must not.
+      if (path.startsWith("crops.")) continue;
+      expect(notes.get(path), `${language}:notes.${path} is translated`).not.toBe(englishText);
+      expect(
+        withoutGlosses(String(notes.get(path))),
+        `${language}:notes.${path} reads as English`,
+      ).not.toMatch(ENGLISH_WORDS);
     }
   });
 });
