@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { ImageError } from "../../src/diagnosis/diagnoser.js";
@@ -7,19 +6,26 @@ import { qualityIssue } from "../../src/diagnosis/image/quality.js";
 import { sniffFormat } from "../../src/diagnosis/image/sniff.js";
 import { measure } from "../../src/diagnosis/image/stats.js";
 import { resizeTo } from "../../src/diagnosis/model/preprocess.js";
+import { withRotation } from "../api/support/heif-boxes.js";
+import { SKIP_HEIC } from "../api/support/images.js";
 import { leafJpeg, pngBomb, toHeic } from "./fixtures.js";
 
-function hasHeifEnc(): boolean {
-  try {
-    execFileSync("sh", ["-c", "command -v heif-enc"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
+/** Stored landscape, 200×100: red left half, blue right half. */
+function redLeftBlueRight(): Promise<Buffer> {
+  return sharp({ create: { width: 200, height: 100, channels: 3, background: "#0000ff" } })
+    .composite([
+      { input: { create: { width: 100, height: 100, channels: 3, background: "#ff0000" } }, left: 0, top: 0 },
+    ])
+    .jpeg()
+    .toBuffer();
 }
-const HEIF_ENC = hasHeifEnc();
-if (!HEIF_ENC)
-  console.warn("HEIC tests skipped: heif-enc (Debian package libheif-examples) is not installed");
+
+function colourAt(image: { data: Buffer; width: number }, x: number, y: number): "red" | "blue" | "other" {
+  const [r, g, b] = image.data.subarray((y * image.width + x) * 3, (y * image.width + x) * 3 + 3);
+  if (r! > 200 && g! < 60 && b! < 60) return "red";
+  if (b! > 200 && r! < 60 && g! < 60) return "blue";
+  return "other";
+}
 
 async function issueOf(bytes: Buffer) {
   const image = await decodeImage(bytes);
@@ -84,29 +90,43 @@ describe("decoding", () => {
   });
 
   it("applies the EXIF orientation", async () => {
-    // Stored landscape: red left half, blue right half. Orientation 6 = rotate 90° clockwise to display,
-    // so the upright photo is portrait with red on top.
-    const stored = await sharp({ create: { width: 200, height: 100, channels: 3, background: "#0000ff" } })
-      .composite([
-        {
-          input: { create: { width: 100, height: 100, channels: 3, background: "#ff0000" } },
-          left: 0,
-          top: 0,
-        },
-      ])
-      .jpeg()
+    // Orientation 6 = rotate 90° clockwise to display, so the upright photo is portrait with red on top.
+    const stored = await sharp(await redLeftBlueRight())
       .withMetadata({ orientation: 6 })
+      .jpeg()
       .toBuffer();
     const image = await decodeImage(stored);
     expect([image.originalWidth, image.originalHeight]).toEqual([100, 200]);
-    const pixel = (x: number, y: number) => [
-      ...image.data.subarray((y * image.width + x) * 3, (y * image.width + x) * 3 + 3),
-    ];
-    expect(pixel(50, 20)[0]).toBeGreaterThan(200); // red on top
-    expect(pixel(50, 180)[2]).toBeGreaterThan(200); // blue below
+    expect(colourAt(image, 50, 20)).toBe("red");
+    expect(colourAt(image, 50, 180)).toBe("blue");
   });
 
-  it.skipIf(!HEIF_ENC)("decodes a real HEIC photo", async () => {
+  // heif-enc 1.15 (Debian bookworm) neither rotates the pixels of an EXIF-rotated JPEG nor writes an irot box;
+  // it copies the EXIF block, whose orientation HEIF readers ignore (MIAF: irot/imir are the orientation).
+  // Phones write irot, so the box is added here, and libheif must apply it, once.
+  it.skipIf(SKIP_HEIC)("turns a HEIC upright by its irot box", async () => {
+    const stored = await toHeic(await redLeftBlueRight());
+    const asStored = await decodeImage(stored);
+    expect([asStored.originalWidth, asStored.originalHeight]).toEqual([200, 100]);
+    expect(colourAt(asStored, 40, 50)).toBe("red");
+
+    // irot counts anti-clockwise quarter turns: 3 is the iPhone's "rotate 90° clockwise" (EXIF 6).
+    const clockwise = await decodeImage(withRotation(stored, 3));
+    expect([clockwise.originalWidth, clockwise.originalHeight]).toEqual([100, 200]);
+    expect(colourAt(clockwise, 50, 20)).toBe("red");
+    expect(colourAt(clockwise, 50, 180)).toBe("blue");
+
+    const anticlockwise = await decodeImage(withRotation(stored, 1));
+    expect([anticlockwise.originalWidth, anticlockwise.originalHeight]).toEqual([100, 200]);
+    expect(colourAt(anticlockwise, 50, 20)).toBe("blue");
+    expect(colourAt(anticlockwise, 50, 180)).toBe("red");
+
+    // The model-scale view is built from the upright pixels too.
+    const view = resizeTo(clockwise, 128);
+    expect(view.height).toBeGreaterThan(view.width);
+  });
+
+  it.skipIf(SKIP_HEIC)("decodes a real HEIC photo", async () => {
     const heic = await toHeic(await leafJpeg(640, 480));
     expect(sniffFormat(heic)).toBe("heif");
     const image = await decodeImage(heic);
