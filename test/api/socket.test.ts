@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashApiKey } from "../../src/config.js";
 import type { DiagnosisContext, DiagnosisResult } from "../../src/diagnosis/types.js";
 import { testApp } from "./support/app.js";
 import { multipartBody } from "./support/form.js";
@@ -85,6 +86,65 @@ describe("over a real socket", () => {
     expect(garbage).toMatch(/^HTTP\/1\.1 400/);
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
+  });
+});
+
+describe("keys, proxies and health over a real socket", () => {
+  let proxied: App;
+  let proxiedBase: string;
+  let stub: Awaited<ReturnType<typeof testApp>>["diagnoser"];
+  beforeAll(async () => {
+    ({ app: proxied, diagnoser: stub } = await testApp({
+      env: {
+        API_KEYS: `partner:${hashApiKey("the-right-key")}:100`,
+        TRUST_PROXY: "127.0.0.1",
+        RATE_LIMIT_HEALTH: "2",
+      },
+    }));
+    proxiedBase = await proxied.listen({ port: 0, host: "127.0.0.1" });
+  });
+  afterAll(() => proxied.close());
+
+  it("answers an unknown API key with 401, X-Request-ID and WWW-Authenticate", async () => {
+    const { payload, headers } = await multipartBody({}, { data: JPEG });
+    const res = await fetch(`${proxiedBase}/diagnosis/`, {
+      method: "POST",
+      body: payload,
+      headers: { ...headers, "x-api-key": "a-wrong-key" },
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    const body = (await res.json()) as { detail: string; request_id: string };
+    expect(body.detail).toMatch(/Invalid API key/);
+    expect(res.headers.get("x-request-id")).toBe(body.request_id);
+    expect(res.headers.get("x-ratelimit-limit")).toBeTruthy();
+  });
+
+  it("limits by the X-Forwarded-For client behind a trusted proxy", async () => {
+    const health = (client: string) =>
+      fetch(`${proxiedBase}/health`, { headers: { "x-forwarded-for": client } });
+    const first = await health("203.0.113.7");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-ratelimit-remaining")).toBe("1");
+    expect((await health("203.0.113.7")).headers.get("x-ratelimit-remaining")).toBe("0");
+    const third = await health("203.0.113.7");
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Another client behind the same proxy (same socket address) has its own budget.
+    const other = await health("198.51.100.9");
+    expect(other.status).toBe(200);
+    expect(other.headers.get("x-ratelimit-remaining")).toBe("1");
+  });
+
+  it("reports /health degraded while the model is not ready", async () => {
+    stub.ready = false;
+    try {
+      const res = await fetch(`${proxiedBase}/health`, { headers: { "x-forwarded-for": "192.0.2.44" } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ status: "degraded", checks: { model: "not_ready" } });
+    } finally {
+      stub.ready = true;
+    }
   });
 });
 
