@@ -23,7 +23,7 @@ import { createKnowledge } from "../src/diagnosis/kb.js";
 import { createResultStore } from "../src/results/store.js";
 import { leafPhoto } from "../test/channels/support/core.js";
 import { TEST_CONFIG } from "../test/channels/support/harness.js";
-import { startProviderStandIn, twilioClientFor } from "../test/channels/support/providers.js";
+import { startProviderStandIn, twilioHttpClientFor } from "../test/channels/support/providers.js";
 
 const MESSAGES = Math.min(Number(process.env.BENCH_MESSAGES ?? 1000), 5000);
 const TIMEOUT_S = Math.min(Number(process.env.BENCH_TIMEOUT_S ?? 300), 1800);
@@ -59,6 +59,7 @@ const address = await app.listen({ port: 0, host: "127.0.0.1" });
 
 const worker = createChannelWorker({
   connection: redis,
+  queue: queue.queue,
   prefix: `${tag}-bull`,
   concurrency: Math.max(2, THREADS * 2),
   diagnoser,
@@ -68,7 +69,7 @@ const worker = createChannelWorker({
   adapters: {
     twilio: createTwilioAdapter({
       config: config.twilio,
-      client: twilioClientFor(standIn, config.twilio.accountSid, config.twilio.authToken),
+      httpClient: twilioHttpClientFor(standIn),
       isMediaHostAllowed: (url) => url.origin === standIn.baseUrl,
     }),
     telegram: createTelegramAdapter({ config: config.telegram, apiRoot: standIn.baseUrl }),

@@ -1,5 +1,6 @@
 import AfricasTalking from "africastalking";
 import type { AfricasTalkingConfig } from "../../src/config.js";
+import { retryAfterMs } from "../core/retry-after.js";
 import { type Adapter, MediaError, PermanentJobError, ProviderRateLimitError } from "../core/types.js";
 
 // Africa's Talking per-recipient status codes: 100-102 accepted; 405 (no balance), 406 (blacklisted),
@@ -36,8 +37,10 @@ export function createAfricasTalkingAdapter({ config }: { config: AfricasTalking
 
 // The SDK rejects with its axios error (HTTP status) or with a validation Error (bad number: permanent).
 function classify(error: unknown): unknown {
-  const status = (error as { response?: { status?: number } }).response?.status;
-  if (status === 429) return new ProviderRateLimitError("africastalking", 1_000);
+  const response = (error as { response?: { status?: number; headers?: Record<string, string> } }).response;
+  const status = response?.status;
+  if (status === 429)
+    return new ProviderRateLimitError("africastalking", retryAfterMs(response?.headers?.["retry-after"]));
   if (status !== undefined && status >= 400 && status < 500)
     return new PermanentJobError(`africastalking: HTTP ${status}`);
   if (status === undefined && error instanceof Error && /phone number/.test(error.message)) {

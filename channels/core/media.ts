@@ -1,4 +1,5 @@
-import { MediaError } from "./types.js";
+import { retryAfterMs } from "./retry-after.js";
+import { MediaError, type Provider, ProviderRateLimitError } from "./types.js";
 
 /** The core refuses images over 10 MB anyway: stop reading there instead of buffering a huge body. */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
@@ -10,10 +11,12 @@ export interface DownloadOptions {
   timeoutMs?: number;
   /** What the caller calls this URL in errors and logs (the URL itself may carry a token). */
   label: string;
+  /** Whose servers these are: their 429 slows that provider's queue down. */
+  provider: Provider;
 }
 
 export async function downloadMedia(url: string, options: DownloadOptions): Promise<Buffer> {
-  const { headers, maxBytes = MAX_MEDIA_BYTES, timeoutMs = 15_000, label } = options;
+  const { headers, maxBytes = MAX_MEDIA_BYTES, timeoutMs = 15_000, label, provider } = options;
   const signal = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
@@ -27,9 +30,16 @@ export async function downloadMedia(url: string, options: DownloadOptions): Prom
     // A network error or a timeout may pass: a plain error, so the queue retries the job.
     throw new Error(`${label}: download failed (${(error as Error).name})`);
   }
-  if (response.status >= 500) throw new Error(`${label}: HTTP ${response.status}`);
-  // Gone, forbidden or not a file: retrying will not bring it back, the user is asked to resend.
-  if (!response.ok || !response.body) throw new MediaError(`${label}: HTTP ${response.status}`);
+  const { status } = response;
+  if (status === 429)
+    throw new ProviderRateLimitError(provider, retryAfterMs(response.headers.get("retry-after")));
+  // Our credentials refused (a rotated token, a wrong account): ours to fix, not the farmer's. A plain error,
+  // so the job is retried, logged and, if it keeps failing, kept for `npm run jobs`.
+  if (status === 401 || status === 403)
+    throw new Error(`${label}: HTTP ${status}, our credentials were refused`);
+  if (status >= 500) throw new Error(`${label}: HTTP ${status}`);
+  // Gone or not a file: retrying will not bring it back, the user is asked to resend.
+  if (!response.ok || !response.body) throw new MediaError(`${label}: HTTP ${status}`);
   const declared = Number(response.headers.get("content-length") ?? 0);
   if (declared > maxBytes) throw new MediaError(`${label}: ${declared} bytes is over the limit`);
 

@@ -8,15 +8,24 @@ import { createResultStore } from "../../src/results/store.js";
 import { createAdapters } from "./adapters.js";
 import { anyChannelConfigured } from "./enabled.js";
 import { createLanguageMemory } from "./language.js";
+import { createChannelQueue } from "./queue.js";
 import { createRenderer } from "./render/index.js";
 import { simpleKnowledge } from "./render/knowledge.js";
 import { createTexts } from "./render/texts.js";
 import { createChannelWorker } from "./worker.js";
+import { readWorkerSettings, type WorkerSettings } from "./worker-settings.js";
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 if (!config.redisUrl || !anyChannelConfigured(config)) {
   logger.fatal("the worker needs REDIS_URL and at least one channel's credentials (see docs/channels.md)");
+  process.exit(1);
+}
+let settings: WorkerSettings;
+try {
+  settings = readWorkerSettings();
+} catch (error) {
+  logger.fatal((error as Error).message);
   process.exit(1);
 }
 
@@ -26,9 +35,13 @@ const [diagnoser, kb] = await Promise.all([
   createDiagnoser({ modelPath: config.modelPath, threads: config.inferenceThreads, logger }),
   createKnowledge(),
 ]);
-const adapters = createAdapters(config);
+const adapters = createAdapters(config, settings);
+const queue = createChannelQueue({ connection: redis });
 const worker = createChannelWorker({
   connection: redis,
+  queue: queue.queue,
+  lockDuration: settings.lockDurationMs,
+  stalledInterval: settings.stalledIntervalMs,
   // A second job downloads or sends while the first holds the inference pool.
   concurrency: Math.max(2, config.inferenceThreads * 2),
   diagnoser,
@@ -48,6 +61,7 @@ async function shutdown(signal: string) {
   logger.info({ signal }, "finishing active jobs before exit");
   // close() waits for the jobs in flight; a job it cannot finish is taken over by another worker once its lock lapses.
   await worker.close();
+  await queue.close();
   await diagnoser.close();
   await redis.quit();
   process.exit(0);

@@ -1,11 +1,20 @@
-import { type Job, UnrecoverableError, Worker } from "bullmq";
+import { type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { type HandlerDeps, handleDelivery, handleInbound } from "./handlers.js";
 import { type ChannelJob, QUEUE_NAME } from "./queue.js";
 import { PermanentJobError, ProviderRateLimitError } from "./types.js";
 
+/**
+ * BullMQ only reads the queue's rate-limit key (which a provider's 429 sets through queue.rateLimit) in a
+ * worker that has a limiter. This one is far above what the workers can do, so it never throttles by itself:
+ * each job waits on a download, a diagnosis or a provider, and providers allow tens of sends a second.
+ */
+export const WORKER_LIMITER = { max: 1_000, duration: 1_000 };
+
 export interface WorkerDeps extends HandlerDeps {
   connection: Redis;
+  /** The queue the jobs come from: a provider's 429 pauses it for every worker. */
+  queue: Pick<Queue<ChannelJob>, "rateLimit">;
   prefix?: string;
   /** Jobs in flight per process: each waits mostly on a download or a send, the core has its own pool. */
   concurrency?: number;
@@ -17,6 +26,7 @@ export interface WorkerDeps extends HandlerDeps {
 export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
   const {
     connection,
+    queue,
     prefix = "bull",
     concurrency = 4,
     lockDuration = 30_000,
@@ -44,12 +54,13 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
         );
       } catch (error) {
         if (error instanceof ProviderRateLimitError) {
-          // The provider asked us to slow down: pause the whole queue and retry this job without using an attempt.
+          // The provider asked us to slow down: pause the queue for every worker, and put this job back to
+          // wait without using an attempt.
           logger.warn(
             { jobId: job.id, provider: error.provider, retryAfterMs: error.retryAfterMs },
             "provider rate limit",
           );
-          await worker.rateLimit(error.retryAfterMs);
+          await queue.rateLimit(error.retryAfterMs);
           throw Worker.RateLimitError();
         }
         if (error instanceof PermanentJobError) throw new UnrecoverableError(error.message);
@@ -60,6 +71,7 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
       connection,
       prefix,
       concurrency,
+      limiter: WORKER_LIMITER,
       lockDuration,
       ...(stalledInterval ? { stalledInterval } : {}),
     },

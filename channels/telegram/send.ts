@@ -4,6 +4,7 @@ import type { TelegramConfig } from "../../src/config.js";
 import { LANGUAGES } from "../../src/diagnosis/types.js";
 import { NATIVE_NAMES } from "../core/language-names.js";
 import { downloadMedia, MAX_MEDIA_BYTES } from "../core/media.js";
+import { retryAfterMs } from "../core/retry-after.js";
 import { type Adapter, MediaError, PermanentJobError, ProviderRateLimitError } from "../core/types.js";
 
 export const LANGUAGE_CALLBACK_PREFIX = "lang:";
@@ -50,7 +51,7 @@ export function createTelegramAdapter({ config, apiRoot }: TelegramAdapterDeps):
         throw classify(error);
       }
       // The file URL embeds the bot token: it is handed to the download and never to a log or an error.
-      return downloadMedia(link.href, { label: "telegram file" });
+      return downloadMedia(link.href, { label: "telegram file", provider: "telegram" });
     },
     async acknowledge(callbackQueryId) {
       await telegram.answerCbQuery(callbackQueryId).catch(() => {
@@ -63,7 +64,7 @@ export function createTelegramAdapter({ config, apiRoot }: TelegramAdapterDeps):
 function classify(error: unknown): unknown {
   if (!(error instanceof TelegramError)) return error;
   if (error.code === 429)
-    return new ProviderRateLimitError("telegram", (error.parameters?.retry_after ?? 1) * 1000);
+    return new ProviderRateLimitError("telegram", retryAfterMs(error.parameters?.retry_after));
   // 400 (chat not found), 403 (the user blocked the bot): retrying will not help.
   if (error.code >= 400 && error.code < 500)
     return new PermanentJobError(`telegram: ${error.code} ${error.description}`);

@@ -1,6 +1,7 @@
 import twilio from "twilio";
 import type { TwilioConfig } from "../../src/config.js";
 import { downloadMedia } from "../core/media.js";
+import { retryAfterMs } from "../core/retry-after.js";
 import {
   type Adapter,
   type InboundMedia,
@@ -10,7 +11,7 @@ import {
   type Reply,
 } from "../core/types.js";
 
-type TwilioClient = ReturnType<typeof twilio>;
+type RequestClient = InstanceType<typeof twilio.RequestClient>;
 
 // Media URLs in a webhook point at Twilio's API, which redirects to its CDN. Anything else in MediaUrl0 is
 // not Twilio's to serve: we must not send our account credentials there.
@@ -24,8 +25,8 @@ export function isTwilioMediaHost(url: URL): boolean {
 
 export interface TwilioAdapterDeps {
   config: TwilioConfig;
-  /** Tests point the SDK at a loopback stand-in through its own extension point (a RequestClient). */
-  client?: TwilioClient;
+  /** The SDK's own extension point for its HTTP calls (tests point it at a loopback stand-in). */
+  httpClient?: RequestClient;
   /** Tests serve media from loopback; production keeps the Twilio-host check. */
   isMediaHostAllowed?: (url: URL) => boolean;
 }
@@ -37,10 +38,10 @@ const address = (channel: Reply["channel"], number: string) => {
 
 export function createTwilioAdapter({
   config,
-  client,
+  httpClient = new twilio.RequestClient(),
   isMediaHostAllowed = isTwilioMediaHost,
 }: TwilioAdapterDeps): Adapter {
-  const api = client ?? twilio(config.accountSid, config.authToken);
+  const api = twilio(config.accountSid, config.authToken, { httpClient: honouringRetryAfter(httpClient) });
   const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString("base64")}`;
 
   return {
@@ -62,16 +63,35 @@ export function createTwilioAdapter({
       if (!("url" in media)) throw new MediaError("not a Twilio media reference");
       const url = new URL(media.url);
       if (!isMediaHostAllowed(url)) throw new MediaError(`media host ${url.hostname} is not Twilio's`);
-      return downloadMedia(media.url, { headers: { authorization }, label: "twilio media" });
+      return downloadMedia(media.url, {
+        headers: { authorization },
+        label: "twilio media",
+        provider: "twilio",
+      });
     },
   };
 }
 
-// 429 (and Twilio's 20429) slow the queue down; other 4xx will not get better by retrying.
+/**
+ * The SDK's errors drop the response headers, and with them the Retry-After of a 429: the HTTP client
+ * turns such a response into our rate-limit error while the headers are still at hand.
+ */
+function honouringRetryAfter(httpClient: RequestClient): RequestClient {
+  const request = httpClient.request.bind(httpClient);
+  httpClient.request = (async (opts: Parameters<RequestClient["request"]>[0]) => {
+    const response = await request(opts);
+    if (response.statusCode !== 429) return response;
+    const headers = (response.headers ?? {}) as Record<string, string | undefined>;
+    throw new ProviderRateLimitError("twilio", retryAfterMs(headers["retry-after"]));
+  }) as RequestClient["request"];
+  return httpClient;
+}
+
+// A 429 (Twilio's 20429) arrives already classified; other 4xx will not get better by retrying.
 function classify(error: unknown): unknown {
+  if (error instanceof ProviderRateLimitError) return error;
   const status = (error as { status?: number }).status;
   const code = (error as { code?: number }).code;
-  if (status === 429 || code === 20429) return new ProviderRateLimitError("twilio", 1_000);
   if (status !== undefined && status >= 400 && status < 500) {
     return new PermanentJobError(`twilio refused the message: ${status} ${code ?? ""}`.trim());
   }

@@ -6,7 +6,7 @@ import type { SimpleKnowledge } from "../../channels/core/render/view.js";
 import { viewOf } from "../../channels/core/render/view.js";
 import { isTwilioMediaHost } from "../../channels/twilio/send.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
-import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG } from "./support/harness.js";
+import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
 
 const { accountSid, authToken } = TEST_CONFIG.twilio;
 const FARMER = "+254712345678";
@@ -17,7 +17,8 @@ let diagnoser: ReturnType<typeof counting>;
 let knowledge: SimpleKnowledge;
 let sid = 0;
 
-// Twilio's messaging webhook, field for field (form-encoded), for a WhatsApp photo or an SMS/MMS.
+// Twilio's messaging webhook, field for field (form-encoded), for a WhatsApp photo or an SMS/MMS. Message
+// SIDs start with SM for a text, MM for a message with media.
 function twilioForm(fields: {
   from: string;
   to: string;
@@ -25,7 +26,7 @@ function twilioForm(fields: {
   mediaUrl?: string;
   whatsapp?: boolean;
 }) {
-  const messageSid = `MM${String(++sid).padStart(32, "0")}`;
+  const messageSid = `${fields.mediaUrl ? "MM" : "SM"}${String(++sid).padStart(32, "0")}`;
   const media = fields.mediaUrl
     ? { NumMedia: "1", MediaContentType0: "image/jpeg", MediaUrl0: fields.mediaUrl }
     : { NumMedia: "0" };
@@ -65,15 +66,6 @@ function post(
   });
 }
 
-async function untilIdle() {
-  for (let i = 0; i < 400; i++) {
-    const counts = await h.queue.queue.getJobCounts("waiting", "active", "delayed", "prioritized");
-    if (Object.values(counts).every((n) => n === 0)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("queue did not drain");
-}
-
 beforeAll(async () => {
   core = await loadCore();
   diagnoser = counting(core.diagnoser);
@@ -87,6 +79,33 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   await core?.diagnoser.close();
+});
+
+describe("Twilio request signatures (the SDK's validateRequest, as the webhook uses it)", () => {
+  // Twilio's worked example: this URL, these parameters, auth token 12345. The phone numbers differ between
+  // editions of Twilio's docs and SDK tests, and so does the signature; each pair is checked as published.
+  const url = "https://mycompany.com/myapp.php?foo=1&bar=2";
+  const params = (phone: string) => ({
+    CallSid: "CA1234567890ABCDE",
+    Caller: phone,
+    Digits: "1234",
+    From: phone,
+    To: "+18005551212",
+  });
+
+  it.each([
+    ["+12349013030", "0/KCTR6DLpKmkAf8muzZqo1nDgQ=", "twilio.com/docs/usage/webhooks/webhooks-security"],
+    ["+14158675310", "GvWf1cFY/Q7PnoempGyD5oXAezc=", "the earlier twilio.com/docs/usage/security"],
+    ["+14158675309", "RSOYDt4T1cUTdK1PDd93/VVr8B8=", "twilio-php and twilio-csharp RequestValidator tests"],
+  ])("%s signs as %s (%s)", (phone, signature) => {
+    expect(twilio.getExpectedTwilioSignature("12345", url, params(phone))).toBe(signature);
+    expect(twilio.validateRequest("12345", signature, url, params(phone))).toBe(true);
+    expect(twilio.validateRequest("12345", signature, url, { ...params(phone), Digits: "1235" })).toBe(false);
+    expect(twilio.validateRequest("12346", signature, url, params(phone))).toBe(false);
+    expect(twilio.validateRequest("12345", signature, url.replace("bar=2", "bar=3"), params(phone))).toBe(
+      false,
+    );
+  });
 });
 
 describe("Twilio webhook → queue → worker → messages.create", () => {
@@ -139,10 +158,10 @@ describe("Twilio webhook → queue → worker → messages.create", () => {
     const second = await post(form);
     expect([first.statusCode, second.statusCode]).toEqual([200, 200]);
     await h.standIn.waitForSends("twilio", before.sends + 1, 60_000);
-    await untilIdle();
+    await untilIdle(h);
     // ... and again after the job completed.
     expect((await post(form)).statusCode).toBe(200);
-    await untilIdle();
+    await untilIdle(h);
     expect(diagnoser.calls() - before.calls).toBe(1);
     expect(h.standIn.sends("twilio").length - before.sends).toBe(1);
     expect(
@@ -216,10 +235,10 @@ describe("Twilio webhook → queue → worker → messages.create", () => {
     expect(isTwilioMediaHost(new URL("https://api.twilio.com.evil.net/x"))).toBe(false);
   });
 
-  it("slows down on a provider 429 instead of failing the job", async () => {
+  it("slows down on a provider 429 for as long as its Retry-After says, instead of failing the job", async () => {
     const sends = h.standIn.sends("twilio").length;
     const calls = diagnoser.calls();
-    h.standIn.failNext("twilio", 1, 429);
+    h.standIn.failNext("twilio", 1, 429, 2);
     const form = twilioForm({
       from: "+254700000002",
       to: "+15005550006",
@@ -227,18 +246,15 @@ describe("Twilio webhook → queue → worker → messages.create", () => {
     });
     expect((await post(form)).statusCode).toBe(200);
     await h.standIn.waitForSends("twilio", sends + 2, 60_000);
-    await untilIdle();
+    await untilIdle(h);
     const job = await h.queue.queue.getJob(inboundJobId({ provider: "twilio", messageId: form.MessageSid! }));
     expect(await job!.getState()).toBe("completed");
     // The throttled attempt did not count, and the photo was not diagnosed twice.
     expect(job!.attemptsMade).toBeLessThanOrEqual(1);
     expect(diagnoser.calls() - calls).toBe(1);
-    expect(
-      h.standIn
-        .sends("twilio")
-        .slice(sends)
-        .map((r) => r.failedWith),
-    ).toEqual([429, undefined]);
+    const [refused, accepted] = h.standIn.sends("twilio").slice(sends);
+    expect([refused!.failedWith, accepted!.failedWith]).toEqual([429, undefined]);
+    expect(accepted!.at - refused!.at).toBeGreaterThanOrEqual(1_950);
     expect(h.logs.join("\n")).toContain("provider rate limit");
     // MMS (a photo by SMS) is answered as an SMS: at most 3 segments, from the number written to.
     const reply = h.standIn.sends("twilio").at(-1)!;

@@ -22,7 +22,7 @@ import {
   type ProviderStandIn,
   routeAfricasTalkingTo,
   startProviderStandIn,
-  twilioClientFor,
+  twilioHttpClientFor,
 } from "./providers.js";
 
 export const PUBLIC_BASE_URL = "https://crops.example.org/api";
@@ -93,7 +93,7 @@ export async function startHarness({
   const adapters: Adapters = {
     twilio: createTwilioAdapter({
       config: config.twilio,
-      client: twilioClientFor(standIn, config.twilio.accountSid, config.twilio.authToken),
+      httpClient: twilioHttpClientFor(standIn),
       isMediaHostAllowed: (url) => url.origin === standIn.baseUrl,
     }),
     telegram: createTelegramAdapter({ config: config.telegram, apiRoot: standIn.baseUrl }),
@@ -128,6 +128,7 @@ export async function startHarness({
     startWorker(overrides = {}) {
       const worker = createChannelWorker({
         connection: redis,
+        queue: queue.queue,
         prefix: queuePrefix,
         concurrency: 2,
         diagnoser,
@@ -154,4 +155,15 @@ export async function startHarness({
       await standIn.close();
     },
   };
+}
+
+/** Waits until the queue has nothing left to do (no job waiting, running, delayed or prioritized). */
+export async function untilIdle(h: Pick<Harness, "queue">, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const counts = await h.queue.queue.getJobCounts("waiting", "active", "delayed", "prioritized");
+    if (Object.values(counts).every((n) => n === 0)) return;
+    if (Date.now() > deadline) throw new Error(`queue did not drain: ${JSON.stringify(counts)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

@@ -8,6 +8,8 @@ import twilio from "twilio";
 export interface Recorded {
   method: string;
   path: string;
+  /** When the request arrived (Date.now()). */
+  at: number;
   headers: IncomingMessage["headers"];
   /** Form fields or JSON body, as an object. */
   body: Record<string, unknown>;
@@ -20,8 +22,20 @@ export interface ProviderStandIn {
   requests: Recorded[];
   /** Served at GET /media/<name> (Twilio media) and /file/bot<token>/photos/<name> (Telegram files). */
   media: Map<string, Buffer>;
-  /** Answers the next `count` sends of a provider with an HTTP error (429: the provider's rate limit). */
-  failNext(provider: "twilio" | "telegram" | "africastalking", count: number, status?: number): void;
+  /**
+   * Answers the next `count` sends of a provider with an HTTP error. A 429 names its wait as the provider
+   * does: Telegram's `parameters.retry_after`, a Retry-After header for Twilio and Africa's Talking.
+   */
+  failNext(
+    provider: "twilio" | "telegram" | "africastalking",
+    count: number,
+    status?: number,
+    retryAfterSeconds?: number,
+  ): void;
+  /** Answers the next `count` downloads of one media item with an HTTP error (429 with Retry-After). */
+  failMedia(name: string, count: number, status: number, retryAfterSeconds?: number): void;
+  /** Keeps downloads of one media item waiting until the returned function is called: a job stuck mid-way. */
+  holdMedia(name: string): () => void;
   sends(provider: "twilio" | "telegram" | "africastalking"): Recorded[];
   waitForSends(
     provider: "twilio" | "telegram" | "africastalking",
@@ -49,19 +63,28 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 export async function startProviderStandIn(): Promise<ProviderStandIn> {
   const requests: Recorded[] = [];
   const media = new Map<string, Buffer>();
-  const failing = {
-    twilio: { count: 0, status: 429 },
-    telegram: { count: 0, status: 429 },
-    africastalking: { count: 0, status: 429 },
+  type Failure = { count: number; status: number; retryAfterSeconds: number };
+  const failing: Record<keyof typeof SEND_PATHS, Failure> = {
+    twilio: { count: 0, status: 429, retryAfterSeconds: 1 },
+    telegram: { count: 0, status: 429, retryAfterSeconds: 1 },
+    africastalking: { count: 0, status: 429, retryAfterSeconds: 1 },
   };
+  const failingMedia = new Map<string, Failure>();
+  const held = new Map<string, Promise<void>>();
   let nextId = 1;
 
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const body = await readBody(req);
-    const record: Recorded = { method: req.method ?? "GET", path: url.pathname, headers: req.headers, body };
-    const json = (status: number, payload: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(payload));
+    const record: Recorded = {
+      method: req.method ?? "GET",
+      path: url.pathname,
+      at: Date.now(),
+      headers: req.headers,
+      body,
+    };
+    const json = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(payload));
     };
 
     const mediaName =
@@ -69,6 +92,15 @@ export async function startProviderStandIn(): Promise<ProviderStandIn> {
       url.pathname.match(/^\/file\/bot[^/]+\/photos\/(.+)$/)?.[1];
     if (req.method === "GET" && mediaName) {
       requests.push(record);
+      await held.get(mediaName);
+      const failure = failingMedia.get(mediaName);
+      if (failure && failure.count > 0) {
+        failure.count -= 1;
+        record.failedWith = failure.status;
+        const retryAfter: Record<string, string> =
+          failure.status === 429 ? { "retry-after": String(failure.retryAfterSeconds) } : {};
+        return json(failure.status, { message: "refused" }, retryAfter);
+      }
       const bytes = media.get(mediaName);
       if (!bytes) return json(404, { message: "not found" });
       res.writeHead(200, { "content-type": "image/jpeg", "content-length": bytes.length }).end(bytes);
@@ -79,19 +111,28 @@ export async function startProviderStandIn(): Promise<ProviderStandIn> {
       const failure = failing[provider];
       if (SEND_PATHS[provider].test(url.pathname) && failure.count > 0) {
         failure.count -= 1;
-        const { status } = failure;
+        const { status, retryAfterSeconds } = failure;
         record.failedWith = status;
         if (provider === "telegram") {
           const description =
-            status === 429 ? "Too Many Requests: retry after 1" : "Forbidden: bot was blocked by the user";
+            status === 429
+              ? `Too Many Requests: retry after ${retryAfterSeconds}`
+              : "Forbidden: bot was blocked by the user";
           return json(status, {
             ok: false,
             error_code: status,
             description,
-            ...(status === 429 ? { parameters: { retry_after: 1 } } : {}),
+            ...(status === 429 ? { parameters: { retry_after: retryAfterSeconds } } : {}),
           });
         }
-        return json(status, { code: status === 429 ? 20429 : 21211, message: "refused", status });
+        const retryAfter: Record<string, string> =
+          status === 429 ? { "retry-after": String(retryAfterSeconds) } : {};
+        if (provider === "africastalking") return json(status, { message: "Too many requests" }, retryAfter);
+        return json(
+          status,
+          { code: status === 429 ? 20429 : 21211, message: "refused", more_info: "", status },
+          retryAfter,
+        );
       }
     }
     if (SEND_PATHS.twilio.test(url.pathname)) {
@@ -158,8 +199,24 @@ export async function startProviderStandIn(): Promise<ProviderStandIn> {
     baseUrl,
     requests,
     media,
-    failNext: (provider, count, status = 429) => {
-      failing[provider] = { count, status };
+    failNext: (provider, count, status = 429, retryAfterSeconds = 1) => {
+      failing[provider] = { count, status, retryAfterSeconds };
+    },
+    failMedia: (name, count, status, retryAfterSeconds = 1) => {
+      failingMedia.set(name, { count, status, retryAfterSeconds });
+    },
+    holdMedia(name) {
+      let release = () => {};
+      held.set(
+        name,
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+      );
+      return () => {
+        held.delete(name);
+        release();
+      };
     },
     sends,
     async waitForSends(provider, count, timeoutMs = 20_000) {
@@ -180,12 +237,12 @@ export async function startProviderStandIn(): Promise<ProviderStandIn> {
 }
 
 /** Twilio's own extension point: a RequestClient that sends the SDK's requests to the stand-in. */
-export function twilioClientFor(standIn: { baseUrl: string }, accountSid: string, authToken: string) {
+export function twilioHttpClientFor(standIn: { baseUrl: string }) {
   const httpClient = new twilio.RequestClient();
   const send = httpClient.request.bind(httpClient);
   httpClient.request = (opts) =>
     send({ ...opts, uri: opts.uri.replace(/^https:\/\/api\.twilio\.com/, standIn.baseUrl) });
-  return twilio(accountSid, authToken, { httpClient });
+  return httpClient;
 }
 
 /**

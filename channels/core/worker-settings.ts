@@ -1,0 +1,35 @@
+// Settings only the channel worker reads (src/config.ts holds those it shares with the API), checked once at
+// start-up with every problem named at once.
+
+export interface WorkerSettings {
+  /** How long a job's lock lives without renewal: a crashed worker's job waits this long, plus up to one
+   *  stalled check, before another worker takes it over. */
+  lockDurationMs: number;
+  /** How often workers look for jobs whose lock lapsed. */
+  stalledIntervalMs: number;
+  /** A self-hosted Telegram Bot API server instead of api.telegram.org. */
+  telegramApiRoot: string | undefined;
+}
+
+type Env = Record<string, string | undefined>;
+
+export function readWorkerSettings(env: Env = process.env): WorkerSettings {
+  const problems: string[] = [];
+  const millis = (name: string, fallback: number) => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const value = Number(raw);
+    if (Number.isInteger(value) && value >= 1_000 && value <= 600_000) return value;
+    problems.push(`${name} must be whole milliseconds from 1000 to 600000 (got "${raw}")`);
+    return fallback;
+  };
+  const settings: WorkerSettings = {
+    lockDurationMs: millis("CHANNEL_JOB_LOCK_MS", 30_000),
+    stalledIntervalMs: millis("CHANNEL_STALLED_CHECK_MS", 30_000),
+    telegramApiRoot: env.TELEGRAM_API_ROOT?.trim() || undefined,
+  };
+  if (settings.telegramApiRoot && !/^https?:\/\/[^/]/.test(settings.telegramApiRoot))
+    problems.push("TELEGRAM_API_ROOT must be an http:// or https:// URL");
+  if (problems.length) throw new Error(`Invalid worker settings:\n  - ${problems.join("\n  - ")}`);
+  return settings;
+}

@@ -1,0 +1,134 @@
+// What a failed photo download means: the provider slowing us down (429: pause, retry later), our credentials
+// refused (401/403: ours to fix, the job is retried and logged), or a photo that is gone (the farmer is asked
+// to resend). The core is beside the point here: a test double answers every photo with a fixed result.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inboundJobId } from "../../channels/core/queue.js";
+import type { InboundMessage } from "../../channels/core/types.js";
+import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
+import type { DiagnosisResult } from "../../src/diagnosis/types.js";
+import { resultFixture } from "./support/fixtures.js";
+import { type Harness, startHarness } from "./support/harness.js";
+
+class FixedDiagnoserDouble implements Diagnoser {
+  calls = 0;
+  async diagnose(_image: Buffer, _context: unknown, requestId: string): Promise<DiagnosisResult> {
+    this.calls += 1;
+    return resultFixture({ request_id: requestId });
+  }
+  modelReady = () => true;
+  close = async () => {};
+}
+
+let h: Harness;
+const double = new FixedDiagnoserDouble();
+let next = 0;
+const RESEND = /^We could not read your photo/;
+
+function whatsappPhoto(name: string): InboundMessage {
+  next += 1;
+  return {
+    provider: "twilio",
+    channel: "whatsapp",
+    messageId: `MM${String(next).padStart(32, "5")}`,
+    from: `+1415555${String(3000 + next)}`,
+    to: "+14155238886",
+    media: { url: `${h.standIn.baseUrl}/media/${name}`, contentType: "image/jpeg" },
+    receivedAt: new Date().toISOString(),
+  };
+}
+
+async function completed(message: InboundMessage, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while ((await h.queue.queue.getJobState(inboundJobId(message))) !== "completed") {
+    if (Date.now() > deadline) throw new Error(`${message.messageId} did not complete`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return (await h.queue.queue.getJob(inboundJobId(message)))!;
+}
+
+const downloads = (name: string) => h.standIn.requests.filter((r) => r.path.endsWith(`/${name}`));
+const replyTo = (message: InboundMessage) =>
+  h.standIn.sends("twilio").filter((r) => r.body.To === `whatsapp:${message.from}`);
+
+beforeAll(async () => {
+  h = await startHarness({ name: "media", diagnoser: double });
+  h.startWorker();
+  for (const name of ["slow.jpg", "unauthorized.jpg", "forbidden.jpg", "tg-slow"])
+    h.standIn.media.set(name, Buffer.from("jpeg bytes the double does not read"));
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("photo downloads", () => {
+  it("Twilio media 429: the queue pauses for its Retry-After, then the photo is diagnosed", async () => {
+    h.standIn.failMedia("slow.jpg", 1, 429, 2);
+    const message = whatsappPhoto("slow.jpg");
+    await h.queue.enqueueInbound(message);
+    const job = await completed(message);
+
+    const [refused, served] = downloads("slow.jpg");
+    expect([refused!.failedWith, served!.failedWith]).toEqual([429, undefined]);
+    expect(served!.at - refused!.at).toBeGreaterThanOrEqual(1_950);
+    const replies = replyTo(message);
+    expect(replies).toHaveLength(1);
+    expect(String(replies[0]!.body.Body)).not.toMatch(RESEND);
+    expect(String(replies[0]!.body.Body)).toContain("Late blight");
+    expect(job.attemptsMade).toBeLessThanOrEqual(1);
+  });
+
+  it.each([
+    [401, "unauthorized.jpg"],
+    [403, "forbidden.jpg"],
+  ])(
+    "Twilio media %i: our fault, so the job is retried and logged; the farmer is not asked to resend",
+    async (status, name) => {
+      h.standIn.failMedia(name, 1, status);
+      const message = whatsappPhoto(name);
+      await h.queue.enqueueInbound(message);
+      const job = await completed(message);
+
+      expect(downloads(name).map((r) => r.failedWith)).toEqual([status, undefined]);
+      // One attempt failed (and was logged) before the retry got the photo.
+      expect(job.attemptsMade).toBe(2);
+      const failure = h.logs
+        .map((line) => JSON.parse(line) as { msg: string; jobId?: string; err?: string })
+        .find((line) => line.msg === "job failed" && line.jobId === job.id);
+      expect(failure?.err).toBe(`twilio media: HTTP ${status}, our credentials were refused`);
+      const replies = replyTo(message);
+      expect(replies).toHaveLength(1);
+      expect(String(replies[0]!.body.Body)).not.toMatch(RESEND);
+    },
+  );
+
+  it("Twilio media 404: the photo is gone, the farmer is asked to resend", async () => {
+    const calls = double.calls;
+    const message = whatsappPhoto("never-stored.jpg");
+    await h.queue.enqueueInbound(message);
+    await completed(message);
+    const replies = replyTo(message);
+    expect(replies).toHaveLength(1);
+    expect(String(replies[0]!.body.Body)).toMatch(RESEND);
+    expect(double.calls).toBe(calls);
+  });
+
+  it("Telegram file 429: the queue pauses too", async () => {
+    h.standIn.failMedia("tg-slow", 1, 429, 1);
+    const message: InboundMessage = {
+      provider: "telegram",
+      channel: "telegram",
+      messageId: "990001",
+      from: "990001",
+      to: "bot",
+      media: { telegramFileId: "tg-slow" },
+      receivedAt: new Date().toISOString(),
+    };
+    await h.queue.enqueueInbound(message);
+    await completed(message);
+    const [refused, served] = downloads("tg-slow");
+    expect([refused!.failedWith, served!.failedWith]).toEqual([429, undefined]);
+    expect(served!.at - refused!.at).toBeGreaterThanOrEqual(950);
+    const reply = h.standIn.sends("telegram").find((r) => r.body.chat_id === "990001");
+    expect(String(reply?.body.text)).toContain("Late blight");
+  });
+});
