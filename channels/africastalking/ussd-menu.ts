@@ -6,7 +6,7 @@ import type { LanguageMemory } from "../core/language.js";
 import { NATIVE_NAMES } from "../core/language-names.js";
 import { statusText } from "../core/render/sms.js";
 import type { Texts } from "../core/render/texts.js";
-import { paginate, USSD_SCREEN_MAX, type UssdReply, ussdScreen } from "../core/render/ussd.js";
+import { paginate, type UssdReply, ussdScreen } from "../core/render/ussd.js";
 import { type ResultView, type SimpleKnowledge, viewOf } from "../core/render/view.js";
 
 export interface UssdDeps {
@@ -154,8 +154,8 @@ class Menu {
         ? [`${this.t("prevention")}:`, ...view.prevention.map((p) => `- ${p}`)]
         : []),
     ];
-    // Room for the options of a middle page, so every page fits whichever options it ends up with.
-    const pages = paginate(lines, USSD_SCREEN_MAX - next.length - back.length - 2);
+    // Sized for the options of a middle page, so every page fits whichever options it ends up with.
+    const pages = paginate(lines, [next, back]);
     const last = Math.min(page, pages.length - 1);
     if (last === pages.length - 1) return ussdScreen("END", pages[last] ?? "");
     return ussdScreen("CON", pages[last] ?? "", [next, back]);

@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import { type Diagnoser, ImageError } from "../../src/diagnosis/diagnoser.js";
 import type { Language } from "../../src/diagnosis/types.js";
-import { normalizeShortCode } from "../../src/results/short-code.js";
 import type { ResultStore } from "../../src/results/store.js";
 import type { Routing, StoredResult } from "../../src/results/types.js";
+import { parseCodeRequest } from "./code-command.js";
 import type { LanguageMemory } from "./language.js";
 import { NATIVE_NAMES, parseLanguageCommand } from "./language-names.js";
 import type { Renderer } from "./render/index.js";
@@ -121,15 +121,15 @@ async function diagnose(
   }
 }
 
-/** Text without a photo: a result code gets that result, anything else gets help. */
+/** Text without a photo: a result code gets that result's summary, the code and 2 its treatment; else help. */
 async function answerText(message: InboundMessage, language: Language, deps: HandlerDeps, reply: Replier) {
-  const code = message.text ? normalizeShortCode(message.text) : undefined;
-  if (!code) return reply.say(language, "help", undefined, true);
-  const stored = await deps.store.getByCode(code);
-  if (!stored) return reply.say(language, "code_not_found", { code });
-  return reply.send(
-    deps.renderer.details(viewOf(stored, language, deps.knowledge), language, message.channel),
-  );
+  const request = message.text ? parseCodeRequest(message.text) : undefined;
+  if (!request) return reply.say(language, "help", undefined, true);
+  const stored = await deps.store.getByCode(request.code);
+  if (!stored) return reply.say(language, "code_not_found", { code: request.code });
+  const view = viewOf(stored, language, deps.knowledge);
+  const render = request.part === "treatment" ? deps.renderer.treatment : deps.renderer.result;
+  return reply.send(render(view, language, message.channel), true);
 }
 
 /** Where a routed result goes: WhatsApp and Telegram have one provider; SMS prefers Africa's Talking. */

@@ -1,11 +1,12 @@
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { africasTalkingWebhook } from "../../channels/africastalking/webhook.js";
-import { USSD_SCREEN_MAX } from "../../channels/core/render/ussd.js";
+import { isGsm7 } from "../../channels/core/render/sms-segments.js";
+import { ussdFits } from "../../channels/core/render/ussd.js";
 import type { StoredResult } from "../../src/results/types.js";
 import { counting, loadCore } from "./support/core.js";
 import { resultFixture } from "./support/fixtures.js";
-import { type Harness, startHarness, TEST_CONFIG } from "./support/harness.js";
+import { type Harness, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
 
 const TOKEN = TEST_CONFIG.africasTalking.webhookToken;
 const FARMER = "+254712345678";
@@ -37,14 +38,13 @@ async function dial(text: string, phoneNumber = FARMER) {
   expect(res.statusCode).toBe(200);
   expect(res.headers["content-type"]).toMatch(/^text\/plain/);
   expect(res.body).toMatch(/^(CON|END) /);
-  expect(res.body.length - 4).toBeLessThanOrEqual(USSD_SCREEN_MAX);
+  expect(ussdFits(res.body.slice("CON ".length))).toBe(true);
   return res.body;
 }
 
 // Africa's Talking's incoming-SMS callback.
-async function sms(text: string, from = FARMER) {
-  const sends = h.standIn.sends("africastalking").length;
-  const res = await h.app.inject({
+function smsCallback(text: string, from: string, id = `ATXid_in_${++atId}`) {
+  return h.app.inject({
     method: "POST",
     url: `/channels/africastalking/${TOKEN}/sms`,
     ...form({
@@ -52,11 +52,16 @@ async function sms(text: string, from = FARMER) {
       to: "21525",
       text,
       date: "2026-11-23 10:00:00",
-      id: `ATXid_in_${++atId}`,
-      linkId: `link-${atId}`,
+      id,
+      linkId: `link-${id}`,
       networkCode: "63902",
     }),
   });
+}
+
+async function sms(text: string, from = FARMER) {
+  const sends = h.standIn.sends("africastalking").length;
+  const res = await smsCallback(text, from);
   expect(res.statusCode).toBe(200);
   const reply = (await h.standIn.waitForSends("africastalking", sends + 1)).at(-1)!;
   expect(reply.headers.apikey).toBe(TEST_CONFIG.africasTalking.apiKey);
@@ -108,7 +113,7 @@ describe("USSD menu (answers from stored results only)", () => {
     expect(await dial("1*0")).toBe(menu);
     expect(await dial("2")).toMatch(/^CON .*\n0\. Rudi$/);
     expect(await dial(`2*${stored.code.toLowerCase()}`)).toBe(result);
-    expect(await dial("2*ZZZZZZ")).toMatch(/^CON Hakuna matokeo yenye namba ZZZZZZ\./);
+    expect(await dial("2*ZZ9ZZZ")).toMatch(/^CON Hakuna matokeo yenye namba ZZ9ZZZ\./);
     expect(await dial("9")).toMatch(/^CON Chaguo si sahihi\.\n/);
 
     const languages = await dial("3");
@@ -118,6 +123,31 @@ describe("USSD menu (answers from stored results only)", () => {
     expect(await dial("3*2")).toBe("END Langue choisie : Français.");
     expect(await dial("")).toMatch(/^CON Docteur des cultures\n/);
     expect(diagnoser.calls()).toBe(0);
+  });
+
+  it("pages French, where an ô or â makes a screen UCS-2, in screens of 80 units", async () => {
+    const caller = "+221771234567";
+    // Common rust's French treatment has "tôt" and "mâles": letters outside GSM-7.
+    const rust = resultFixture();
+    rust.diagnoses[0]!.id = "maize__common_rust";
+    await h.store.save({ result: rust, language: "fr", owner: caller });
+    const screens: string[] = [];
+    let path = "1*1";
+    for (let i = 0; i < 30; i++) {
+      const screen = await dial(path, caller);
+      screens.push(screen);
+      if (screen.startsWith("END ")) break;
+      expect(screen).toMatch(/1\. Suite\n0\. Retour$/);
+      path += "*1";
+    }
+    expect(screens.at(-1)).toMatch(/^END /);
+    const treatment = core.knowledge.treatment(["maize__common_rust"], "fr")!;
+    const shown = screens.map((screen) => screen.slice(4)).join("\n");
+    for (const action of treatment.immediateActions) expect(shown).toContain(action.slice(0, 15));
+    // dial() checked each screen against its encoding's limit; UCS-2 ones are the short ones.
+    const ucs2 = screens.filter((screen) => !isGsm7(screen));
+    expect(ucs2.length).toBeGreaterThan(0);
+    for (const screen of ucs2) expect(screen.length - 4).toBeLessThanOrEqual(80);
   });
 
   it("says so when the caller has no diagnosis yet", async () => {
@@ -130,19 +160,49 @@ describe("USSD menu (answers from stored results only)", () => {
 describe("SMS commands", () => {
   const reader = "+254722000111";
 
-  it("HELP, a code, LANG and language names", async () => {
+  it("a code gets the summary, the code and 2 the treatment", async () => {
+    const name = core.knowledge.describe("tomato__late_blight", "sw")!.name;
+    const summary = await sms(stored.code, reader);
+    expect(summary.startsWith(`${name} (87%). `)).toBe(true);
+    expect(summary).toContain(core.knowledge.treatment(["tomato__late_blight"], "sw")!.immediateActions[0]);
+    expect(summary.endsWith(`\nMatibabu: tuma ${stored.code} 2`)).toBe(true);
+
+    for (const asked of [`${stored.code} 2`, `${stored.code.toLowerCase()}2`]) {
+      const treatment = await sms(asked, reader);
+      expect(treatment.startsWith(`${name}. La kufanya: `)).toBe(true);
+      expect(treatment.endsWith(`Namba ya matokeo: ${stored.code}`)).toBe(true);
+    }
+  });
+
+  it("words a farmer may text are not codes: they get help", async () => {
+    for (const word of ["ASANTE", "asante sana", "MERCI", "Grazie", "GRAZIE 2", "OBRIGADO"])
+      expect(await sms(word, reader)).toMatch(/^Tuma picha safi/);
+  });
+
+  it("HELP, LANG and language names", async () => {
     expect(await sms("HELP", reader)).toMatch(/^Tuma picha safi/);
-    const details = await sms(stored.code, reader);
-    expect(details).toContain(`Namba ya matokeo: ${stored.code}`);
-    expect(details).toContain("La kufanya: ");
 
     expect(await sms("ENGLISH", reader)).toBe("Language set to English.");
     expect(await sms("what?", reader)).toMatch(/^Send a clear photo/);
     expect(await sms("lang es", reader)).toBe("Idioma: Español.");
     expect(await sms("KISWAHILI", reader)).toBe("Lugha imewekwa: Kiswahili.");
     expect(await sms("Français", reader)).toBe("Langue choisie : Français.");
-    expect(await sms("ZZZ-ZZZ", reader)).toBe("Aucun résultat avec le code ZZZZZZ.");
+    expect(await sms("QQ9-QQQ", reader)).toBe("Aucun résultat avec le code QQ9QQQ.");
     expect(diagnoser.calls()).toBe(0);
+  });
+
+  it("processes a replayed callback (same id) once", async () => {
+    const sends = h.standIn.sends("africastalking").length;
+    const from = "+254733111222";
+    // Africa's Talking retries a callback that got no 200 in time: the same id.
+    expect((await smsCallback("HELP", from, "ATXid_replayed_1")).statusCode).toBe(200);
+    expect((await smsCallback("HELP", from, "ATXid_replayed_1")).statusCode).toBe(200);
+    await h.standIn.waitForSends("africastalking", sends + 1);
+    await untilIdle(h);
+    expect((await smsCallback("HELP", from, "ATXid_replayed_1")).statusCode).toBe(200);
+    await untilIdle(h);
+    expect(h.standIn.sends("africastalking")).toHaveLength(sends + 1);
+    expect(await h.queue.queue.getJobState("africastalking_ATXid_replayed_1")).toBe("completed");
   });
 });
 

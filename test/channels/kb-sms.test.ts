@@ -1,6 +1,6 @@
-// Every knowledge-base entry, rendered as the first SMS answer to a photo, in every language the knowledge
-// base has: at most 3 segments, and the part a farmer must get (name, description, first two actions: the
-// knowledge base's SMS core) is never cut.
+// Every knowledge-base entry, rendered as the SMS summary (the answer to a photo and to its code), in every
+// language the knowledge base has: at most 3 segments, the part a farmer must get (name, description, first
+// two actions: the knowledge base's SMS core) is never cut, and the tail offering the treatment closes it.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -23,7 +23,7 @@ const languages = LANGUAGES.filter((lang) =>
 );
 const diseases = CLASS_IDS.filter((id) => !kb.isHealthy(id));
 
-describe.each(languages)("first SMS answer in %s", (language) => {
+describe.each(languages)("SMS summary in %s", (language) => {
   it.each(diseases)("%s", (classId) => {
     const result = resultFixture();
     result.diagnoses[0]!.id = classId;
@@ -33,7 +33,7 @@ describe.each(languages)("first SMS answer in %s", (language) => {
     const text = renderSmsSummary(view, language, t);
 
     expect(countSegments(text).segments).toBeLessThanOrEqual(3);
-    expect(text.endsWith("K7M4QX")).toBe(true);
+    expect(text.endsWith(`\n${t(language, "code_more", { code: "K7M4QX" })}`)).toBe(true);
     for (const part of [view.description, ...view.actions.slice(0, 2).map(asSentence)]) {
       expect(text).toContain(plainPunctuation(part));
     }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { CHAT_LIMITS, renderChat } from "../../channels/core/render/chat.js";
 import { createRenderer } from "../../channels/core/render/index.js";
-import { fitSentences, renderSmsDetails, renderSmsSummary } from "../../channels/core/render/sms.js";
-import { countSegments } from "../../channels/core/render/sms-segments.js";
+import { fitSentences, renderSmsSummary, renderSmsTreatment } from "../../channels/core/render/sms.js";
+import { countSegments, countUnits, isGsm7 } from "../../channels/core/render/sms-segments.js";
 import { createTexts } from "../../channels/core/render/texts.js";
-import { paginate, USSD_SCREEN_MAX, ussdScreen } from "../../channels/core/render/ussd.js";
+import { paginate, USSD_LIMITS, ussdFits, ussdScreen } from "../../channels/core/render/ussd.js";
 import { type SimpleKnowledge, viewOf } from "../../channels/core/render/view.js";
 import { LANGUAGES } from "../../src/diagnosis/types.js";
 import type { StoredResult } from "../../src/results/types.js";
@@ -36,10 +36,10 @@ const wordy: SimpleKnowledge = {
 };
 
 describe("SMS rendering", () => {
-  it.each(LANGUAGES)("%s: a diagnosis fits 3 segments and ends with the code", (language) => {
+  it.each(LANGUAGES)("%s: a summary fits 3 segments and ends with how to get the treatment", (language) => {
     const text = renderSmsSummary(viewOf(stored(), language, wordy), language, t);
     expect(countSegments(text).segments).toBeLessThanOrEqual(3);
-    expect(text.endsWith("K7M4QX")).toBe(true);
+    expect(text.endsWith("K7M4QX 2")).toBe(true);
   });
 
   it("cuts between sentences, never inside one", () => {
@@ -56,12 +56,12 @@ describe("SMS rendering", () => {
     expect(text).toBe(
       "Late blight (87%). A water mould that spreads fast in cool, wet weather. Dark patches grow on leaves and stems. " +
         "Fruit rots. Remove and burn the sick leaves. Spray a copper fungicide today. " +
-        "Do not water the leaves, water the soil.\nMore: send K7M4QX",
+        "Do not water the leaves, water the soil.\nTreatment: send K7M4QX 2",
     );
   });
 
-  it("gives the treatment for a code", () => {
-    const text = renderSmsDetails(viewOf(stored(), "en"), "en", t);
+  it("gives the treatment for the code and 2", () => {
+    const text = renderSmsTreatment(viewOf(stored(), "en"), "en", t);
     expect(text).toContain("What to do: Remove and burn the sick leaves.");
     expect(text).toContain("Prevention: Leave space between plants.");
     expect(text.endsWith("Result code: K7M4QX")).toBe(true);
@@ -114,19 +114,60 @@ describe("chat rendering", () => {
   });
 });
 
-describe("USSD screens", () => {
-  it("never exceed 182 characters and keep their options", () => {
-    const screen = ussdScreen("CON", "word ".repeat(100), ["1. Next", "0. Back"]);
-    expect(screen.length - "CON ".length).toBeLessThanOrEqual(USSD_SCREEN_MAX);
-    expect(screen.endsWith("1. Next\n0. Back")).toBe(true);
+describe("USSD screens: 160 octets, that is 182 GSM-7 septets or 80 UCS-2 units", () => {
+  const screenOf = (reply: string) => reply.slice("CON ".length);
+
+  it("keep their options when the body is too long", () => {
+    const screen = screenOf(ussdScreen("CON", "word ".repeat(100), ["1. Next", "0. Back"]));
+    expect(ussdFits(screen)).toBe(true);
+    expect(screen.endsWith("...\n1. Next\n0. Back")).toBe(true);
   });
 
-  it("paginates long lists into screens", () => {
-    const pages = paginate(
-      Array.from({ length: 12 }, (_, i) => `- step ${i} ${"x".repeat(30)}`),
-      160,
+  it("Swahili: GSM-7, measured in septets up to 182", () => {
+    const body = "Ondoa na uchome majani yenye ugonjwa, kisha nyunyiza dawa ya shaba. ".repeat(4);
+    const screen = screenOf(ussdScreen("CON", body, ["1. Endelea", "0. Rudi"]));
+    expect(isGsm7(screen)).toBe(true);
+    expect(countUnits(screen, "GSM-7")).toBeLessThanOrEqual(USSD_LIMITS["GSM-7"]);
+    expect(countUnits(screen, "GSM-7")).toBeGreaterThan(160);
+  });
+
+  it("extension characters take two septets each", () => {
+    const screen = screenOf(ussdScreen("END", "Dawa [shaba] ".repeat(20)));
+    expect(isGsm7(screen)).toBe(true);
+    expect(countUnits(screen, "GSM-7")).toBeLessThanOrEqual(182);
+    expect(screen.length).toBeLessThan(countUnits(screen, "GSM-7"));
+  });
+
+  it("French with ê or ç: UCS-2, measured in UTF-16 units up to 80", () => {
+    const body = "Enlevez et brûlez les feuilles malades, même les tiges. ".repeat(4);
+    const screen = screenOf(ussdScreen("CON", body, ["1. Suite", "0. Retour"]));
+    expect(isGsm7(screen)).toBe(false);
+    expect(screen.length).toBeLessThanOrEqual(USSD_LIMITS["UCS-2"]);
+    expect(screen.length).toBeGreaterThan(60);
+    expect(screen.endsWith("...\n1. Suite\n0. Retour")).toBe(true);
+  });
+
+  it("French within GSM-7 (é, è, à are in it) keeps the 182 septets", () => {
+    const screen = screenOf(
+      ussdScreen("END", "Coupez les tiges atteintes et jetez-les à l'écart du champ. ".repeat(5)),
     );
-    expect(pages.length).toBeGreaterThan(2);
-    for (const page of pages) expect(page.length).toBeLessThanOrEqual(160);
+    expect(isGsm7(screen)).toBe(true);
+    expect(screen.length).toBeGreaterThan(USSD_LIMITS["UCS-2"]);
+    expect(countUnits(screen, "GSM-7")).toBeLessThanOrEqual(182);
+  });
+
+  it("typographic apostrophes do not halve a screen", () => {
+    const screen = screenOf(ussdScreen("END", "Retirez l’herbe, puis l’arrosoir : c’est fait. ".repeat(5)));
+    expect(isGsm7(screen)).toBe(true);
+    expect(screen).toContain("l'herbe");
+  });
+
+  it("paginates long lists into screens that fit with their options", () => {
+    const options = ["1. Suite", "0. Retour"];
+    const lines = Array.from({ length: 12 }, (_, i) => `- étape ${i} : traitez la parcelle, même à ${i} h`);
+    const pages = paginate(lines, options);
+    expect(pages.length).toBeGreaterThan(4);
+    for (const page of pages) expect(ussdFits(`${page}\n${options.join("\n")}`)).toBe(true);
+    expect(pages.join("\n")).toBe(lines.join("\n"));
   });
 });

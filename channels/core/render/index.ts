@@ -1,16 +1,16 @@
 import type { Language } from "../../../src/diagnosis/types.js";
 import type { ChannelKind } from "../types.js";
 import { type ChatFlavour, renderChat, renderChatText } from "./chat.js";
-import { renderSmsDetails, renderSmsSummary, renderSmsText } from "./sms.js";
+import { renderSmsSummary, renderSmsText, renderSmsTreatment } from "./sms.js";
 import type { Texts } from "./texts.js";
 import type { ResultView } from "./view.js";
 
 /** Turns results and fixed texts into what each channel can carry. USSD has its own screens (ussd.ts). */
 export interface Renderer {
-  /** The answer to a photo. */
+  /** The answer to a photo, and to its result code: on SMS the summary, whose tail offers the treatment. */
   result(view: ResultView, language: Language, channel: ChannelKind): string;
-  /** The answer to a result code: on SMS the treatment (the summary was the first answer); chats get it all. */
-  details(view: ResultView, language: Language, channel: ChannelKind): string;
+  /** The answer to "code 2": on SMS the treatment; chats carry everything in every answer. */
+  treatment(view: ResultView, language: Language, channel: ChannelKind): string;
   text(language: Language, channel: ChannelKind, key: string, vars?: Record<string, string | number>): string;
 }
 
@@ -27,9 +27,9 @@ export function createRenderer(t: Texts): Renderer {
       const flavour = chatFlavour(channel);
       return flavour ? renderChat(view, language, t, flavour) : renderSmsSummary(view, language, t);
     },
-    details(view, language, channel) {
+    treatment(view, language, channel) {
       const flavour = chatFlavour(channel);
-      return flavour ? renderChat(view, language, t, flavour) : renderSmsDetails(view, language, t);
+      return flavour ? renderChat(view, language, t, flavour) : renderSmsTreatment(view, language, t);
     },
     text(language, channel, key, vars) {
       const flavour = chatFlavour(channel);

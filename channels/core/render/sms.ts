@@ -31,9 +31,10 @@ function cutToFit(sentence: string, tail: string, maxSegments: number): string {
 }
 
 /**
- * The first answer to a photo: what it is, what it means, what to do first; the code brings the treatment.
- * The order is the knowledge base's SMS core (name, description, first actions: src/diagnosis/knowledge/
- * sms-core.ts), which its authors keep within three segments, so the cut falls after it.
+ * The answer to a photo and to its code: what it is, how sure and how urgent, what it means, what to do
+ * first; the tail says how to get the treatment. After the name and urgency comes the knowledge base's SMS
+ * core (description, first actions: src/diagnosis/knowledge/sms-core.ts), which its authors keep within
+ * three segments, so a cut falls after it.
  */
 export function renderSmsSummary(view: ResultView, language: Language, t: Texts): string {
   if (view.kind !== "diagnosis") return fitSentences(sentences(statusText(view, language, t)), "");
@@ -45,8 +46,8 @@ export function renderSmsSummary(view: ResultView, language: Language, t: Texts)
   return fitSentences(parts, t(language, "code_more", { code: view.code }));
 }
 
-/** The answer to a code: the treatment, for a farmer who already knows the name. */
-export function renderSmsDetails(view: ResultView, language: Language, t: Texts): string {
+/** The answer to "code 2": the treatment, for a farmer who already has the summary. */
+export function renderSmsTreatment(view: ResultView, language: Language, t: Texts): string {
   if (view.kind !== "diagnosis") return fitSentences(sentences(statusText(view, language, t)), "");
   const parts = [
     `${view.name}.`,
