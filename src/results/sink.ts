@@ -1,3 +1,4 @@
+import type { Logger } from "pino";
 import type { Language } from "../diagnosis/types.js";
 import type { ResultStore } from "./store.js";
 import type { ResultSink, Routing } from "./types.js";
@@ -6,6 +7,10 @@ export interface SinkDeps {
   store: ResultStore;
   /** Present when channels run (Redis + a provider): queues the routed result's delivery to the farmer. */
   enqueueDelivery?: (requestId: string, routing: Routing, language: Language) => Promise<void>;
+  /** The routing channels some configured provider sends on (channels/core/enabled.ts); all, when absent. */
+  deliverable?: ReadonlySet<Routing["channel"]>;
+  /** Told when a partner asks for a delivery nobody can make: the HTTP response cannot say so. */
+  logger?: Pick<Logger, "warn">;
 }
 
 /** Whose result this is, on the keys the channels use: the phone number, or `tg:<chat id>`. */
@@ -14,10 +19,19 @@ export function routingOwner(routing: Routing): string | undefined {
   return routing.phone;
 }
 
-export function createResultSink({ store, enqueueDelivery }: SinkDeps): ResultSink {
+export function createResultSink({ store, enqueueDelivery, deliverable, logger }: SinkDeps): ResultSink {
   return async (result, language, routing) => {
     const owner = routing ? routingOwner(routing) : undefined;
     await store.save({ result, language, ...(owner ? { owner } : {}) });
-    if (routing && enqueueDelivery) await enqueueDelivery(result.request_id, routing, language);
+    if (!routing) return;
+    if (enqueueDelivery && (!deliverable || deliverable.has(routing.channel))) {
+      await enqueueDelivery(result.request_id, routing, language);
+      return;
+    }
+    // A job queued here would fail in every worker; the result stays stored, so USSD and SMS still find it.
+    logger?.warn(
+      { requestId: result.request_id, channel: routing.channel },
+      "user_data routes the result to a channel that is not configured: stored, not sent",
+    );
   };
 }

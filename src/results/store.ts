@@ -64,7 +64,11 @@ function redisStore(
       const code = existing?.code ?? (await claimCode(result.request_id));
       const stored: StoredResult = { result, code, language, createdAt: new Date().toISOString() };
       if (owner) stored.owner = owner;
-      const tx = redis.multi().set(resultKey(result.request_id), JSON.stringify(stored), "EX", ttlSeconds);
+      // The code lives exactly as long as the result it names: a re-save renews both together.
+      const tx = redis
+        .multi()
+        .set(resultKey(result.request_id), JSON.stringify(stored), "EX", ttlSeconds)
+        .set(codeKey(code), result.request_id, "EX", ttlSeconds);
       if (owner) tx.set(lastKey(owner), result.request_id, "EX", ttlSeconds);
       await tx.exec();
       return stored;

@@ -1,6 +1,10 @@
 import { Redis } from "ioredis";
+import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseCodeRequest } from "../../channels/core/code-command.js";
+import { deliverableChannels } from "../../channels/core/enabled.js";
 import { CODE_ALPHABET, newShortCode, normalizeShortCode } from "../../src/results/short-code.js";
+import { createResultSink } from "../../src/results/sink.js";
 import { createResultStore, RESULT_TTL_SECONDS } from "../../src/results/store.js";
 import { resultFixture } from "./support/fixtures.js";
 
@@ -14,16 +18,44 @@ afterAll(async () => {
 });
 
 describe("short codes", () => {
-  it("use an alphabet without look-alikes", () => {
-    for (const ch of "01OIL") expect(CODE_ALPHABET).not.toContain(ch);
-    for (let i = 0; i < 200; i++) expect(newShortCode()).toMatch(/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/);
+  it("use an alphabet without look-alikes, and always a digit", () => {
+    for (const ch of "01OILZSB") expect(CODE_ALPHABET).not.toContain(ch);
+    for (let i = 0; i < 500; i++) {
+      const code = newShortCode();
+      expect(code).toMatch(/^[23456789ACDEFGHJKMNPQRTUVWXY]{6}$/);
+      expect(code).toMatch(/[2-9]/);
+      expect(normalizeShortCode(code)).toBe(code);
+    }
   });
 
-  it("normalize what farmers type", () => {
+  it("normalize what farmers type, and only what has a code's shape", () => {
     expect(normalizeShortCode("k7m 4qx")).toBe("K7M4QX");
     expect(normalizeShortCode("K7M-4QX")).toBe("K7M4QX");
     expect(normalizeShortCode("K7M4Q0")).toBeUndefined();
     expect(normalizeShortCode("HELP")).toBeUndefined();
+    // Six letters of the alphabet but no digit: words, never codes.
+    for (const word of ["ASANTE", "MERCI", "GRAZIE", "KARIBU", "HAPANA", "Thanks"])
+      expect(normalizeShortCode(word)).toBeUndefined();
+  });
+});
+
+describe("code requests by text", () => {
+  it.each([
+    ["K7M4QX", { code: "K7M4QX", part: "summary" }],
+    ["k7m 4qx", { code: "K7M4QX", part: "summary" }],
+    ["K7M4QX 2", { code: "K7M4QX", part: "treatment" }],
+    ["k7m4qx2", { code: "K7M4QX", part: "treatment" }],
+    ["K7M-4QX 2", { code: "K7M4QX", part: "treatment" }],
+    ["ACD4E2 2", { code: "ACD4E2", part: "treatment" }],
+    ["K7M4QX 3", undefined],
+    ["ASANTE", undefined],
+    ["asante sana", undefined],
+    ["MERCI", undefined],
+    ["GRAZIE", undefined],
+    ["GRAZIE 2", undefined],
+    ["HELP", undefined],
+  ])("%j → %j", (text, request) => {
+    expect(parseCodeRequest(text)).toEqual(request);
   });
 });
 
@@ -43,11 +75,16 @@ describe("result store on Redis", () => {
     }
   });
 
-  it("keeps the first code when the same request is saved again (a retried job)", async () => {
+  it("keeps the first code when the same request is saved again (a retried job), and renews both keys", async () => {
     const result = resultFixture();
     const first = await store.save({ result, language: "en" });
+    // Days later, as Redis would see it: both keys well into their 30 days.
+    const keys = [`${prefix}result:${result.request_id}`, `${prefix}code:${first.code}`];
+    for (const key of keys) await redis.expire(key, 3600);
     const second = await store.save({ result, language: "en" });
     expect(second.code).toBe(first.code);
+    for (const key of keys) expect(await redis.ttl(key)).toBeGreaterThan(RESULT_TTL_SECONDS - 60);
+    expect((await store.getByCode(first.code))?.result.request_id).toBe(result.request_id);
   });
 
   it("never hands out a code twice", async () => {
@@ -76,5 +113,71 @@ describe("result store in memory (no REDIS_URL)", () => {
     const store = createResultStore(undefined, { ttlSeconds: -1 });
     const saved = await store.save({ result: resultFixture(), language: "en" });
     expect(await store.getByCode(saved.code)).toBeUndefined();
+  });
+});
+
+describe("result sink (REST results)", () => {
+  const store = createResultStore(redis, { prefix });
+  const routed: string[] = [];
+  const enqueueDelivery = async (requestId: string) => void routed.push(requestId);
+
+  function capture() {
+    const lines: string[] = [];
+    return { lines, logger: pino({ level: "warn" }, { write: (line: string) => void lines.push(line) }) };
+  }
+
+  it("knows which routing channels the configured providers can send on", () => {
+    const twilio = { accountSid: "AC1", authToken: "x", smsFrom: undefined, whatsappFrom: "+14155238886" };
+    const at = { username: "u", apiKey: "k", senderId: undefined, webhookToken: "t", allowedIps: [] };
+    const none = { twilio: undefined, telegram: undefined, africasTalking: undefined };
+    expect([...deliverableChannels({ ...none, twilio })]).toEqual(["whatsapp"]);
+    expect([...deliverableChannels({ ...none, twilio: { ...twilio, smsFrom: "+15005550006" } })]).toEqual([
+      "whatsapp",
+      "sms",
+    ]);
+    expect([...deliverableChannels({ ...none, africasTalking: at })]).toEqual(["sms"]);
+    expect([...deliverableChannels(none)]).toEqual([]);
+  });
+
+  it("queues a delivery on a channel some provider serves", async () => {
+    const { lines, logger } = capture();
+    const deliverable = deliverableChannels({
+      twilio: undefined,
+      telegram: { botToken: "t", webhookSecret: "s" },
+      africasTalking: undefined,
+    });
+    const sink = createResultSink({ store, enqueueDelivery, deliverable, logger });
+    const result = resultFixture();
+    await sink(result, "en", { channel: "telegram", chatId: "42" });
+    expect(routed).toContain(result.request_id);
+    expect(lines).toEqual([]);
+  });
+
+  it("warns, and only stores, when no configured provider serves the routing channel", async () => {
+    const { lines, logger } = capture();
+    const telegramOnly = deliverableChannels({
+      twilio: undefined,
+      telegram: { botToken: "t", webhookSecret: "s" },
+      africasTalking: undefined,
+    });
+    const result = resultFixture();
+    await createResultSink({ store, enqueueDelivery, deliverable: telegramOnly, logger })(result, "en", {
+      channel: "whatsapp",
+      phone: "+254712345678",
+    });
+    const other = resultFixture();
+    // No channel configured at all: no queue to deliver through.
+    await createResultSink({ store, logger })(other, "en", { channel: "sms", phone: "+254712345678" });
+
+    expect(routed).not.toContain(result.request_id);
+    expect((await store.get(result.request_id))?.owner).toBe("+254712345678");
+    expect((await store.get(other.request_id))?.code).toMatch(/[2-9]/);
+    const warnings = lines.map((line) => JSON.parse(line) as { level: number; channel: string; msg: string });
+    expect(warnings.map((w) => [w.level, w.channel])).toEqual([
+      [40, "whatsapp"],
+      [40, "sms"],
+    ]);
+    expect(warnings[0]!.msg).toMatch(/not configured/);
+    expect(lines.join("\n")).not.toContain("254712345678");
   });
 });
