@@ -28,7 +28,8 @@ export interface TelegramUpdate {
   message?: TelegramMessage;
   callback_query?: {
     id: string;
-    from: { language_code?: string };
+    from: { id: number; language_code?: string };
+    /** Absent when the message with the button is too old for Telegram to include. */
     message?: { chat: { id: number } };
     data?: string;
   };
@@ -54,14 +55,20 @@ export function parseTelegramUpdate(
   };
   const at = receivedAt.toISOString();
 
+  // Every button press is answered, or the user's button keeps spinning. Our buttons are in private chats,
+  // where the chat id is the user's id: the fallback when Telegram leaves an old message out.
   const callback = update.callback_query;
-  if (callback?.message && callback.data?.startsWith(LANGUAGE_CALLBACK_PREFIX)) {
-    const choice = languageFromTag(callback.data.slice(LANGUAGE_CALLBACK_PREFIX.length));
-    if (!choice) return undefined;
+  if (callback) {
+    const data = callback.data ?? "";
+    const choice = data.startsWith(LANGUAGE_CALLBACK_PREFIX)
+      ? languageFromTag(data.slice(LANGUAGE_CALLBACK_PREFIX.length))
+      : undefined;
     return {
       ...base,
-      from: String(callback.message.chat.id),
-      languageChoice: choice,
+      from: String(callback.message?.chat.id ?? callback.from.id),
+      // A button this version does not know (an old keyboard) gets help, like any other text.
+      ...(choice ? { languageChoice: choice } : {}),
+      ...(callback.from.language_code ? { languageHint: callback.from.language_code } : {}),
       callbackQueryId: callback.id,
       receivedAt: at,
     };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { viewOf } from "../../channels/core/render/view.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
-import { type Harness, startHarness, TEST_CONFIG } from "./support/harness.js";
+import { type Harness, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
 
 const { botToken, webhookSecret } = TEST_CONFIG.telegram;
 const CHAT = 777_001;
@@ -105,6 +105,55 @@ describe("Telegram webhook → queue → worker → sendMessage", () => {
       ),
     ).toBe(true);
     expect(await h.languages.resolve(`tg:${CHAT}`, { tag: "fr" })).toBe("sw");
+  });
+
+  it("answers a button pressed on a message too old to be included, in the presser's chat", async () => {
+    const sends = h.standIn.sends("telegram").length;
+    const presser = { id: 777_002, is_bot: false, first_name: "Baraka", language_code: "sw" };
+    // Telegram leaves `message` out when the message with the button is too old.
+    const res = await post({
+      update_id: ++updateId,
+      callback_query: { id: "5382bfdwdsb323b2e1", from: presser, chat_instance: "-2", data: "lang:it" },
+    });
+    expect(res.statusCode).toBe(200);
+    const reply = (await h.standIn.waitForSends("telegram", sends + 1)).at(-1)!;
+    expect(reply.body).toMatchObject({ chat_id: String(presser.id), text: "Lingua impostata: Italiano." });
+    expect(
+      h.standIn.requests.some(
+        (r) => r.path.endsWith("/answerCallbackQuery") && r.body.callback_query_id === "5382bfdwdsb323b2e1",
+      ),
+    ).toBe(true);
+
+    // A button of an older keyboard this version does not know: answered too, and the user gets help.
+    await post({
+      update_id: ++updateId,
+      callback_query: { id: "5382bfdwdsb323b2e2", from: presser, chat_instance: "-2", data: "page:2" },
+    });
+    const help = (await h.standIn.waitForSends("telegram", sends + 2)).at(-1)!;
+    expect(help.body.chat_id).toBe(String(presser.id));
+    expect(String(help.body.text)).toMatch(/^Invia una foto nitida/);
+    expect(
+      h.standIn.requests.some(
+        (r) => r.path.endsWith("/answerCallbackQuery") && r.body.callback_query_id === "5382bfdwdsb323b2e2",
+      ),
+    ).toBe(true);
+  });
+
+  it("processes a replayed update (same update_id) once", async () => {
+    const sends = h.standIn.sends("telegram").length;
+    const update = {
+      update_id: ++updateId,
+      message: { message_id: 11, from, chat, date: 1_763_892_000, text: "habari" },
+    };
+    // Telegram re-sends an update it got no 2xx for in time: the same update_id, the same body.
+    expect((await post(update)).statusCode).toBe(200);
+    expect((await post(update)).statusCode).toBe(200);
+    await h.standIn.waitForSends("telegram", sends + 1);
+    await untilIdle(h);
+    expect((await post(update)).statusCode).toBe(200);
+    await untilIdle(h);
+    expect(h.standIn.sends("telegram")).toHaveLength(sends + 1);
+    expect(await h.queue.queue.getJobState(`telegram_${update.update_id}`)).toBe("completed");
   });
 
   it("answers text with help in the remembered language", async () => {
