@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { countSegments, isGsm7, plainPunctuation } from "../../channels/core/render/sms-segments.js";
 
+const FRENCH_70 = "Reçu : traitez la parcelle au cuivre ce soir, et revenez sous 7 jours.";
+
 describe("SMS segment counting (GSM 03.38 / UCS-2, as networks bill)", () => {
   it.each([
     ["", "GSM-7", 0, 0],
@@ -15,9 +17,17 @@ describe("SMS segment counting (GSM 03.38 / UCS-2, as networks bill)", () => {
     ["€".repeat(80), "GSM-7", 160, 1],
     ["€".repeat(81), "GSM-7", 162, 2],
     ["[{}]".repeat(20), "GSM-7", 160, 1],
+    ["[".repeat(80), "GSM-7", 160, 1],
+    ["[".repeat(81), "GSM-7", 162, 2],
+    // 159 plain characters and a euro sign: 161 septets, so two segments although it is 160 characters.
+    [`${"a".repeat(159)}€`, "GSM-7", 161, 2],
     // Accents of the basic table stay GSM-7; ç and ê do not.
     ["Déjà vu à Noël? Ñandú, Ävä, Øre", "UCS-2", 31, 1],
     ["Ça", "GSM-7", 2, 1],
+    // A French sentence of 70 characters: its ç (only the capital Ç is GSM-7) makes it UCS-2, one segment;
+    // one character more and it is two.
+    [FRENCH_70, "UCS-2", 70, 1],
+    [`${FRENCH_70}!`, "UCS-2", 71, 2],
     ["ç".repeat(70), "UCS-2", 70, 1],
     ["ç".repeat(71), "UCS-2", 71, 2],
     ["ç".repeat(134), "UCS-2", 134, 2],

@@ -1,0 +1,173 @@
+// The worker as it runs in production: `npm run worker` in its own process, with the real model, killed or
+// stopped mid-job. The webhook side is the real Telegram webhook in this process; both share Redis.
+//
+// The worker process uses the service's default key prefixes, so this file keeps to a Redis database of its
+// own (and removes only those prefixes' keys from it).
+import Fastify, { type FastifyInstance } from "fastify";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import channelsPlugin from "../../channels/core/plugin.js";
+import { type ChannelQueue, createChannelQueue, inboundJobId } from "../../channels/core/queue.js";
+import { createResultStore, type ResultStore } from "../../src/results/store.js";
+import { leafPhoto } from "./support/core.js";
+import { TEST_CONFIG } from "./support/harness.js";
+import { type ProviderStandIn, startProviderStandIn } from "./support/providers.js";
+import { startWorkerProcess, type WorkerProcess } from "./support/worker-process.js";
+
+const REDIS_DB = 13;
+const REDIS_URL = `redis://127.0.0.1:6379/${REDIS_DB}`;
+const { botToken, webhookSecret } = TEST_CONFIG.telegram;
+
+let redis: Redis;
+let queue: ChannelQueue;
+let store: ResultStore;
+let app: FastifyInstance;
+let standIn: ProviderStandIn;
+const workers: WorkerProcess[] = [];
+let updateId = 81_000;
+
+async function removeOurKeys() {
+  for (const pattern of ["bull:channels:*", "cd:*"]) {
+    const keys = await redis.keys(pattern);
+    if (keys.length) await redis.del(...keys);
+  }
+}
+
+function startWorker(): WorkerProcess {
+  const worker = startWorkerProcess({
+    REDIS_URL,
+    TELEGRAM_BOT_TOKEN: botToken,
+    TELEGRAM_WEBHOOK_SECRET: webhookSecret,
+    TELEGRAM_API_ROOT: standIn.baseUrl,
+    // A crashed worker's job is taken over within lock + one check: 12 s here instead of about a minute.
+    // Not much shorter: a lock is renewed at half its life, and a worker whose event loop lags past that
+    // (a loaded machine) loses its job to the stalled check.
+    CHANNEL_JOB_LOCK_MS: "10000",
+    CHANNEL_STALLED_CHECK_MS: "2000",
+    INFERENCE_THREADS: "1",
+    LOG_LEVEL: "info",
+  });
+  workers.push(worker);
+  return worker;
+}
+
+// A farmer's photo as Telegram posts it, through the real webhook (secret header, enqueue).
+async function postPhoto(chatId: number, fileId: string): Promise<string> {
+  const update = {
+    update_id: ++updateId,
+    message: {
+      message_id: updateId,
+      from: { id: chatId, is_bot: false, first_name: "Juma", language_code: "sw" },
+      chat: { id: chatId, first_name: "Juma", type: "private" },
+      date: 1_763_892_000,
+      photo: [{ file_id: fileId, file_unique_id: `u-${fileId}`, file_size: 60_000, width: 640, height: 480 }],
+    },
+  };
+  const res = await app.inject({
+    method: "POST",
+    url: "/channels/telegram",
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": webhookSecret },
+    payload: JSON.stringify(update),
+  });
+  expect(res.statusCode).toBe(200);
+  return inboundJobId({ provider: "telegram", messageId: String(update.update_id) });
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      const output = workers.flatMap((w) => w.output.slice(-10)).join("\n");
+      throw new Error(`${what}: not in ${timeoutMs} ms\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const downloads = (fileId: string) =>
+  standIn.requests.filter((r) => r.path === `/file/bot${botToken}/photos/${fileId}`);
+const sendsTo = (chatId: number) =>
+  standIn.sends("telegram").filter((r) => r.body.chat_id === String(chatId));
+const stateOf = (jobId: string) => queue.queue.getJobState(jobId);
+
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  await removeOurKeys();
+  standIn = await startProviderStandIn();
+  const photo = await leafPhoto(5);
+  for (const fileId of ["leaf-killed", "leaf-stopped"]) standIn.media.set(fileId, photo);
+  queue = createChannelQueue({ connection: redis });
+  store = createResultStore(redis);
+  app = Fastify({ logger: false });
+  await app.register(channelsPlugin, {
+    config: {
+      telegram: TEST_CONFIG.telegram,
+      twilio: undefined,
+      africasTalking: undefined,
+      publicBaseUrl: undefined,
+    },
+    redis,
+    store,
+    queue,
+  });
+  await app.ready();
+});
+
+afterAll(async () => {
+  for (const worker of workers) worker.child.kill("SIGKILL");
+  await Promise.all(workers.map((w) => w.exited));
+  await app?.close();
+  await queue?.queue.obliterate({ force: true });
+  await queue?.close();
+  if (redis) {
+    await removeOurKeys();
+    await redis.quit();
+  }
+  await standIn?.close();
+});
+
+describe("the worker process", () => {
+  it("killed mid-job loses nothing: another process takes the job over and answers once", async () => {
+    const first = startWorker();
+    await first.ready;
+    const release = standIn.holdMedia("leaf-killed");
+    const jobId = await postPhoto(71_001, "leaf-killed");
+    // The worker is mid-job: its download of the photo hangs in the stand-in.
+    await until(() => downloads("leaf-killed").length === 1, "the first worker fetching the photo");
+    expect(await stateOf(jobId)).toBe("active");
+
+    first.child.kill("SIGKILL");
+    expect(await first.exited).toBe("SIGKILL");
+    release();
+
+    const second = startWorker();
+    await second.ready;
+    await until(
+      async () => (await stateOf(jobId)) === "completed",
+      "the job completing in the second worker",
+    );
+    expect(downloads("leaf-killed")).toHaveLength(2);
+    expect(sendsTo(71_001)).toHaveLength(1);
+    expect((await store.lastFor("tg:71001"))?.language).toBe("sw");
+    expect(second.output.join("\n")).toContain(`"jobId":"${jobId}"`);
+  }, 240_000);
+
+  it("on SIGTERM finishes the active job, then exits 0", async () => {
+    const worker = workers.at(-1)!;
+    const release = standIn.holdMedia("leaf-stopped");
+    const jobId = await postPhoto(71_002, "leaf-stopped");
+    await until(() => downloads("leaf-stopped").length === 1, "the worker fetching the photo");
+
+    worker.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 1_000));
+    // Still there, still holding the job, while its download waits.
+    expect(worker.child.exitCode).toBeNull();
+    expect(await stateOf(jobId)).toBe("active");
+    release();
+
+    expect(await worker.exited).toBe(0);
+    expect(await stateOf(jobId)).toBe("completed");
+    expect(sendsTo(71_002)).toHaveLength(1);
+    expect(worker.output.join("\n")).toContain("finishing active jobs before exit");
+  }, 120_000);
+});
