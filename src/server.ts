@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import closeWithGrace from "close-with-grace";
 import { Redis } from "ioredis";
-import channelsPlugin, { anyChannelConfigured } from "../channels/core/plugin.js";
+import { anyChannelConfigured, deliverableChannels } from "../channels/core/enabled.js";
+import channelsPlugin from "../channels/core/plugin.js";
 import { createChannelQueue } from "../channels/core/queue.js";
 import { buildApp } from "./app.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
@@ -45,7 +46,12 @@ const diagnoser = await createDiagnoser({
 // configured, results whose user_data names a channel are also queued for delivery to the farmer.
 const store = createResultStore(redis);
 const queue = redis && anyChannelConfigured(config) ? createChannelQueue({ connection: redis }) : undefined;
-const resultSink = createResultSink({ store, enqueueDelivery: queue?.enqueueDelivery });
+const resultSink = createResultSink({
+  store,
+  enqueueDelivery: queue?.enqueueDelivery,
+  deliverable: deliverableChannels(config),
+  logger,
+});
 const app = await buildApp({ config, diagnoser, redis, resultSink }, { logger });
 // The provider webhooks join the same server; the REST app itself (and its tests) knows no provider.
 if (redis && queue) await app.register(channelsPlugin, { config, redis, store, queue });

@@ -11,8 +11,6 @@ import type { ChannelQueue } from "./queue.js";
 import { createTexts, type Texts } from "./render/texts.js";
 import type { SimpleKnowledge } from "./render/view.js";
 
-export { anyChannelConfigured } from "./enabled.js";
-
 export interface ChannelsPluginOptions {
   config: Pick<Config, "twilio" | "telegram" | "africasTalking" | "publicBaseUrl">;
   redis: Redis;
