@@ -181,6 +181,25 @@ export async function runApiBench(
   }
 }
 
+/** The service's latency and throughput targets on a 2-core machine (p50 and p95 at one client, requests/s at the most). */
+export const API_TARGETS = { p50: 150, p95: 400, perSecond: 15 };
+
+/** One line per image saying which targets the measurement met, so a regression reads as such. */
+function targetLines(rows: ApiBenchRow[]): string[] {
+  const images = [...new Set(rows.map((r) => r.image))];
+  return images.map((image) => {
+    const mine = rows.filter((r) => r.image === image);
+    const single = mine.reduce((a, b) => (a.concurrency <= b.concurrency ? a : b));
+    const busiest = mine.reduce((a, b) => (a.concurrency >= b.concurrency ? a : b));
+    const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+    return (
+      `- targets, ${image}: p50 ≤ ${API_TARGETS.p50} ms ${verdict(single.p50 <= API_TARGETS.p50)}, ` +
+      `p95 ≤ ${API_TARGETS.p95} ms ${verdict(single.p95 <= API_TARGETS.p95)}, ` +
+      `≥ ${API_TARGETS.perSecond} requests/s ${verdict(busiest.perSecond >= API_TARGETS.perSecond)}.`
+    );
+  });
+}
+
 export function formatApiBench(result: ApiBenchResult): string {
   return [
     "| image | size | clients | requests | failed | p50 ms | p95 ms | requests/s |",
@@ -194,6 +213,8 @@ export function formatApiBench(result: ApiBenchResult): string {
     "POST /diagnosis/ with `language=en` over loopback HTTP against `src/server.ts` in its own process " +
       `(defaults: one inference thread). Server peak RSS ${result.peakRssMiB.toFixed(0)} MiB.` +
       (result.modelLoaded ? "" : " NO MODEL LOADED: image checks only."),
+    "",
+    ...targetLines(result.rows),
     ...result.skipped.map((s) => `Skipped: ${s}`),
   ].join("\n");
 }
