@@ -2,15 +2,17 @@
 """Rewrite the measured parts of the model card (models/README.md) from the files the pipeline wrote.
 
   /usr/bin/python3 models/training/card.py
-Reads models/training/export-meta.json (export.py) and models/training/eval-torch.json (evaluate.py) and
-replaces the text between the <!-- facts:start/end --> and <!-- torch:start/end --> markers, so no figure in
+Reads models/training/export-meta.json (export.py), models/training/eval-torch.json (evaluate.py) and the run
+logs in models/training/logs/, and replaces the text between the <!-- runs:start/end -->,
+<!-- facts:start/end --> and <!-- torch:start/end --> markers, so no figure in
 the card is copied by hand. The served-path section is written by `npm run eval -- --write`, the latency line
 by `npm run bench`.
 """
-import json, os, re
+import ast, glob, json, os, re
 import common as C
 
 CARD = os.path.join(C.MODELS, 'README.md')
+LOGS = os.path.join(C.HERE, 'logs')
 meta = json.load(open(os.path.join(C.HERE, 'export-meta.json')))
 ev = json.load(open(os.path.join(C.HERE, 'eval-torch.json')))
 cal = meta['calibration_val']
@@ -77,6 +79,31 @@ def torch_tables():
     return '\n'.join(out)
 
 
+def runs_table():
+    """The training runs behind the shipped model, from the logs train.py wrote (copied to training/logs/)."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(LOGS, '*.txt'))):
+        lines = open(path).read().splitlines()
+        start = next(l for l in lines if l.startswith('== run '))
+        a = ast.literal_eval(start.split('args=', 1)[1])
+        vals = [l for l in lines if 'val(EMA)' in l]
+        last = dict(kv.split('=') for kv in vals[-1].split('val(EMA) ')[1].split(' | ')[0].split()) if vals else {}
+        done = next((l for l in lines if l.startswith('== done')), '')
+        m = re.search(r'epochs (\d+) .*train time ([\d.]+) min', done)
+        rows.append([f"`{a['run']}`", start.split(' start ')[1].split(' args=')[0],
+                     f"`{os.path.relpath(a['init'], C.MODELS)}`" if a['init'] else 'random',
+                     a['minutes'], m.group(1) if m else '?', m.group(2) if m else '?', a['lr'], a['aug'],
+                     pct(float(last['lab'])) if last else '–',
+                     pct(float(last['field_ibean'])) if last else '–',
+                     pct(float(last['field_plantdoc'])) if last else '–',
+                     pct(float(last['acc'])) if last else '–'])
+    return '\n'.join([
+        f"Run logs: `models/training/logs/` (copies of `runs/<run>/log.txt`). The shipped weights are the best "
+        f"checkpoint of the last run, `{meta['checkpoint']}` (epoch {meta['checkpoint_epoch']}).", '',
+        table(['run', 'started (UTC)', 'initial weights', 'budget min', 'epochs', 'train min', 'peak lr',
+               'augmentation', 'val lab', 'val iBean', 'val PlantDoc', 'val all'], rows)])
+
+
 def replace(text, name, body):
     pattern = re.compile(rf'<!-- {name}:start -->.*?<!-- {name}:end -->', re.S)
     if not pattern.search(text):
@@ -85,6 +112,7 @@ def replace(text, name, body):
 
 
 card = open(CARD).read()
+card = replace(card, 'runs', runs_table())
 card = replace(card, 'facts', facts())
 card = replace(card, 'torch', torch_tables())
 open(CARD, 'w').write(card)
