@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Rebuild a training checkpoint from the shipped ONNX model, so a fine-tune can start from exactly the
+weights the service runs without the (unversioned, gitignored) checkpoint of the run that made them.
+
+  /usr/bin/python3 models/training/from_onnx.py --out models/training/runs/shipped/best.pt
+  /usr/bin/python3 models/training/train.py --init models/training/runs/shipped/best.pt ...
+
+The export folded every BatchNorm into the convolution before it (W' = W*g/s, b' = beta - g*mu/s), and the
+separate factors cannot be recovered. Any BatchNorm with gamma = sqrt(var+eps) and beta = mean + b' reproduces
+the folded layer in eval mode, whatever (mean, var) are; so (mean, var) are set to the statistics of each
+BatchNorm's input over the val photos. In train mode the layer then normalises by batch statistics close to
+those, and fine-tuning starts from the shipped model's behaviour instead of a rescaled network.
+"""
+import argparse, json, os
+import numpy as np
+import onnx
+import torch
+import torch.nn as nn
+from onnx import numpy_helper
+import common as C
+
+p = argparse.ArgumentParser()
+p.add_argument('--onnx', default=os.path.join(C.MODELS, 'disease-classifier.onnx'))
+p.add_argument('--out', required=True)
+p.add_argument('--stat-images', type=int, default=2048, help='val photos used for the BatchNorm statistics')
+args = p.parse_args()
+torch.set_num_threads(2)
+
+meta = json.load(open(os.path.join(C.MODELS, 'classes.json')))
+classes = meta['classes']
+g = onnx.load(args.onnx).graph
+inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+onnx_convs = [(inits[n.input[1]], inits[n.input[2]]) for n in g.node if n.op_type == 'Conv']
+
+net = C.CamNet(len(classes), dropout=0.0)
+# Modules are registered in forward order (features, then the CAM head); each conv is followed by its
+# BatchNorm when it has one, which is what the folding consumed.
+mods = list(net.modules())
+pairs = []
+for i, m in enumerate(mods):
+    if isinstance(m, nn.Conv2d):
+        bn = mods[i + 1] if i + 1 < len(mods) and isinstance(mods[i + 1], nn.BatchNorm2d) else None
+        pairs.append((m, bn))
+assert len(pairs) == len(onnx_convs), (len(pairs), len(onnx_convs))
+
+folded_bias = {}
+with torch.no_grad():
+    for (conv, bn), (w, b) in zip(pairs, onnx_convs):
+        assert tuple(conv.weight.shape) == w.shape, (conv.weight.shape, w.shape)
+        conv.weight.copy_(torch.from_numpy(w))
+        if bn is None:
+            conv.bias.copy_(torch.from_numpy(b))
+        else:
+            # identity BatchNorm carrying the folded bias, while the input statistics are measured
+            bn.running_mean.zero_(); bn.running_var.fill_(1.0 - bn.eps)
+            bn.weight.fill_(1.0); bn.bias.copy_(torch.from_numpy(b))
+            folded_bias[bn] = torch.from_numpy(b).clone()
+
+rows = C.read_split()
+val_rows, Xva = C.eval_cache('val', rows)
+idx = np.random.default_rng(0).permutation(len(Xva))[:args.stat_images]
+sums = {bn: [0.0, 0.0, 0] for bn in folded_bias}
+
+
+def hook(bn):
+    def f(_m, inp, _out):
+        x = inp[0].double()
+        s = sums[bn]
+        s[0] = s[0] + x.sum(dim=(0, 2, 3)); s[1] = s[1] + (x * x).sum(dim=(0, 2, 3))
+        s[2] += x.shape[0] * x.shape[2] * x.shape[3]
+    return f
+
+
+handles = [bn.register_forward_hook(hook(bn)) for bn in folded_bias]
+net.eval()
+with torch.no_grad():
+    ref = []
+    for i in range(0, len(idx), 128):
+        ref.append(net(C.to_input(Xva[np.sort(idx[i:i + 128])])))
+    ref = torch.cat(ref)
+for h in handles:
+    h.remove()
+
+with torch.no_grad():
+    for bn, b in folded_bias.items():
+        s0, s1, n = sums[bn]
+        mean = (s0 / n).float()
+        var = (s1 / n - (s0 / n) ** 2).clamp_min(1e-6).float()
+        bn.running_mean.copy_(mean); bn.running_var.copy_(var)
+        bn.weight.copy_(torch.sqrt(var + bn.eps)); bn.bias.copy_(mean + b)
+    again = torch.cat([net(C.to_input(Xva[np.sort(idx[i:i + 128])])) for i in range(0, len(idx), 128)])
+err = (again - ref).abs().max().item()
+print(f'{len(pairs)} convs, {len(folded_bias)} BatchNorms unfolded; max |logit change| {err:.2e}')
+assert err < 1e-3, err
+
+exp = json.load(open(os.path.join(C.HERE, 'export-meta.json')))
+os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+torch.save({'model': net.state_dict(), 'ema': None, 'classes': classes, 'epoch': exp.get('checkpoint_epoch', 0),
+            'minutes': exp.get('train_minutes'), 'args': {'width_mult': 1.0},
+            'val': {'source': f'{os.path.basename(args.onnx)} {meta["model_version"]}'}}, args.out)
+print('wrote', args.out, 'from', meta['model_version'])
