@@ -2,7 +2,7 @@
  * POST /diagnosis/ over real HTTP on loopback: p50/p95 latency and requests/s for a 12-megapixel JPEG and
  * a HEIC photo, at one client and a few, against `src/server.ts` in its own process (so the load generator
  * does not share its event loop), and that process's peak RSS.
- * Run alone: `npx tsx bench/api.ts [--requests 60] [--concurrency 4]`; `npm run bench` runs it with the others.
+ * Run alone: `npx tsx bench/api.ts [--requests 120] [--concurrency 4]`; `npm run bench` runs it with the others.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -123,7 +123,7 @@ async function load(
 export async function runApiBench(
   options: { requests?: number; concurrency?: number; maxSeconds?: number } = {},
 ): Promise<ApiBenchResult> {
-  const requests = options.requests ?? 60;
+  const requests = options.requests ?? 120;
   const levels = [...new Set([1, options.concurrency ?? 4])];
   const maxSeconds = options.maxSeconds ?? 45;
   const jpeg = await phonePhoto(4000, 3000);
