@@ -29,7 +29,7 @@ torch.set_num_threads(2)
 meta = json.load(open(os.path.join(C.MODELS, 'classes.json')))
 classes = meta['classes']
 g = onnx.load(args.onnx).graph
-inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+inits = {i.name: numpy_helper.to_array(i).copy() for i in g.initializer}  # writable, as torch wants
 onnx_convs = [(inits[n.input[1]], inits[n.input[2]]) for n in g.node if n.op_type == 'Conv']
 
 net = C.CamNet(len(classes), dropout=0.0)
@@ -71,13 +71,14 @@ def hook(bn):
     return f
 
 
+@torch.no_grad()
+def stat_logits():
+    return torch.cat([net(C.to_input(Xva[np.sort(idx[i:i + 128])])) for i in range(0, len(idx), 128)])
+
+
 handles = [bn.register_forward_hook(hook(bn)) for bn in folded_bias]
 net.eval()
-with torch.no_grad():
-    ref = []
-    for i in range(0, len(idx), 128):
-        ref.append(net(C.to_input(Xva[np.sort(idx[i:i + 128])])))
-    ref = torch.cat(ref)
+ref = stat_logits()
 for h in handles:
     h.remove()
 
@@ -88,8 +89,7 @@ with torch.no_grad():
         var = (s1 / n - (s0 / n) ** 2).clamp_min(1e-6).float()
         bn.running_mean.copy_(mean); bn.running_var.copy_(var)
         bn.weight.copy_(torch.sqrt(var + bn.eps)); bn.bias.copy_(mean + b)
-    again = torch.cat([net(C.to_input(Xva[np.sort(idx[i:i + 128])])) for i in range(0, len(idx), 128)])
-err = (again - ref).abs().max().item()
+err = (stat_logits() - ref).abs().max().item()
 print(f'{len(pairs)} convs, {len(folded_bias)} BatchNorms unfolded; max |logit change| {err:.2e}')
 assert err < 1e-3, err
 
