@@ -92,11 +92,8 @@ def runs_table():
         m = re.search(r'epochs (\d+) .*train time ([\d.]+) min', done)
         rows.append([f"`{a['run']}`", start.split(' start ')[1].split(' args=')[0],
                      f"`{os.path.relpath(a['init'], C.MODELS)}`" if a['init'] else 'random',
-                     a['minutes'], m.group(1) if m else '?', m.group(2) if m else '?', a['lr'], a['aug'],
-                     pct(float(last['lab'])) if last else '–',
-                     pct(float(last['field_ibean'])) if last else '–',
-                     pct(float(last['field_plantdoc'])) if last else '–',
-                     pct(float(last['acc'])) if last else '–'])
+                     a['minutes'], m.group(1) if m else '?', m.group(2) if m else '?', a['lr'], a['aug']]
+                    + [pct(float(last[k])) if last else '–' for k in ('lab', 'field_ibean', 'field_plantdoc', 'acc')])
     return '\n'.join([
         f"Run logs: `models/training/logs/` (copies of `runs/<run>/log.txt`). The shipped weights are the best "
         f"checkpoint of the last run, `{meta['checkpoint']}` (epoch {meta['checkpoint_epoch']}).", '',

@@ -43,7 +43,7 @@ for i, m in enumerate(mods):
         pairs.append((m, bn))
 assert len(pairs) == len(onnx_convs), (len(pairs), len(onnx_convs))
 
-folded_bias = {}
+unfolded = []
 with torch.no_grad():
     for (conv, bn), (w, b) in zip(pairs, onnx_convs):
         assert tuple(conv.weight.shape) == w.shape, (conv.weight.shape, w.shape)
@@ -54,12 +54,12 @@ with torch.no_grad():
             # identity BatchNorm carrying the folded bias, while the input statistics are measured
             bn.running_mean.zero_(); bn.running_var.fill_(1.0 - bn.eps)
             bn.weight.fill_(1.0); bn.bias.copy_(torch.from_numpy(b))
-            folded_bias[bn] = torch.from_numpy(b).clone()
+            unfolded.append(bn)
 
 rows = C.read_split()
 val_rows, Xva = C.eval_cache('val', rows)
 idx = np.random.default_rng(0).permutation(len(Xva))[:args.stat_images]
-sums = {bn: [0.0, 0.0, 0] for bn in folded_bias}
+sums = {bn: [0.0, 0.0, 0] for bn in unfolded}
 
 
 def hook(bn):
@@ -76,21 +76,22 @@ def stat_logits():
     return torch.cat([net(C.to_input(Xva[np.sort(idx[i:i + 128])])) for i in range(0, len(idx), 128)])
 
 
-handles = [bn.register_forward_hook(hook(bn)) for bn in folded_bias]
+handles = [bn.register_forward_hook(hook(bn)) for bn in unfolded]
 net.eval()
 ref = stat_logits()
 for h in handles:
     h.remove()
 
 with torch.no_grad():
-    for bn, b in folded_bias.items():
+    for bn in unfolded:
+        b = bn.bias.clone()  # still the folded bias: the BatchNorm is the identity until now
         s0, s1, n = sums[bn]
         mean = (s0 / n).float()
         var = (s1 / n - (s0 / n) ** 2).clamp_min(1e-6).float()
         bn.running_mean.copy_(mean); bn.running_var.copy_(var)
         bn.weight.copy_(torch.sqrt(var + bn.eps)); bn.bias.copy_(mean + b)
 err = (stat_logits() - ref).abs().max().item()
-print(f'{len(pairs)} convs, {len(folded_bias)} BatchNorms unfolded; max |logit change| {err:.2e}')
+print(f'{len(pairs)} convs, {len(unfolded)} BatchNorms unfolded; max |logit change| {err:.2e}')
 assert err < 1e-3, err
 
 exp = json.load(open(os.path.join(C.HERE, 'export-meta.json')))
