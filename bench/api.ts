@@ -12,7 +12,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { phonePhoto, toHeic } from "./photos.js";
+import { benchPhotos } from "./photos.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -126,16 +126,7 @@ export async function runApiBench(
   const requests = options.requests ?? 120;
   const levels = [...new Set([1, options.concurrency ?? 4])];
   const maxSeconds = options.maxSeconds ?? 45;
-  const jpeg = await phonePhoto(4000, 3000);
-  const images: [string, Buffer, string][] = [["JPEG 4000×3000 (12 MP)", jpeg, "photo.jpg"]];
-  const skipped: string[] = [];
-  try {
-    images.push(["HEIC 4000×3000 (12 MP)", await toHeic(jpeg), "photo.heic"]);
-  } catch (error) {
-    skipped.push(
-      `HEIC: could not make one with heif-enc (${error instanceof Error ? error.message : String(error)})`,
-    );
-  }
+  const { images, skipped } = await benchPhotos();
 
   const port = await freePort();
   const server = await startServer(port);

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config.js";
 import { createAnalyser } from "../src/diagnosis/analyse.js";
-import { phonePhoto, toHeic } from "./photos.js";
+import { benchPhotos } from "./photos.js";
 
 export interface StageTimes {
   p50: number;
@@ -47,16 +47,7 @@ export async function runCoreBench(
     modelPath: options.modelPath ?? loadConfig().modelPath,
     threads: 1,
   });
-  const jpeg = await phonePhoto(4000, 3000);
-  const images: [string, Buffer][] = [["JPEG 4000×3000 (12 MP)", jpeg]];
-  const skipped: string[] = [];
-  try {
-    images.push(["HEIC 4000×3000 (12 MP)", await toHeic(jpeg)]);
-  } catch (error) {
-    skipped.push(
-      `HEIC: could not make one with heif-enc (${error instanceof Error ? error.message : String(error)})`,
-    );
-  }
+  const { images, skipped } = await benchPhotos();
   const rows: CoreBenchRow[] = [];
   try {
     for (const [name, bytes] of images) {

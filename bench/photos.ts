@@ -1,10 +1,33 @@
 /**
  * The photos the benches send: a 12-megapixel phone-like JPEG, and the same photo as a real HEIC (encoded by
- * Debian's heif-enc, as the tests do).
+ * Debian's heif-enc, as the tests do), once with the 320×240 thumbnail a phone stores and once without one.
  */
 import sharp from "sharp";
+import { heic } from "../test/api/support/images.js";
 
-export { heic as toHeic } from "../test/api/support/images.js";
+export interface BenchPhotos {
+  /** [row name, bytes, file name] */
+  images: Array<[string, Buffer, string]>;
+  /** Rows that could not be made, with the reason (e.g. no heif-enc to make the HEIC photos). */
+  skipped: string[];
+}
+
+export async function benchPhotos(): Promise<BenchPhotos> {
+  const jpeg = await phonePhoto(4000, 3000);
+  const images: BenchPhotos["images"] = [["JPEG 4000×3000 (12 MP)", jpeg, "photo.jpg"]];
+  const skipped: string[] = [];
+  try {
+    images.push(
+      ["HEIC 4000×3000 (12 MP), 320×240 thumbnail", await heic(jpeg, { thumbnail: 320 }), "IMG_0001.HEIC"],
+      ["HEIC 4000×3000 (12 MP), no thumbnail", await heic(jpeg), "photo.heic"],
+    );
+  } catch (error) {
+    skipped.push(
+      `HEIC: could not make one with heif-enc (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  return { images, skipped };
+}
 
 /** A leafy 4000×3000 scene with sensor-like noise, so the JPEG is as heavy to decode as a phone photo. */
 export async function phonePhoto(width: number, height: number): Promise<Buffer> {

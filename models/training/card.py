@@ -2,9 +2,10 @@
 """Rewrite the measured parts of the model card (models/README.md) from the files the pipeline wrote.
 
   /usr/bin/python3 models/training/card.py
-Reads models/training/export-meta.json (export.py), models/training/eval-torch.json (evaluate.py) and the run
-logs in models/training/logs/, and replaces the text between the <!-- runs:start/end -->,
-<!-- facts:start/end --> and <!-- torch:start/end --> markers, so no figure in
+Reads models/training/export-meta.json (export.py), models/training/eval-torch.json (evaluate.py),
+models/training/tta-sweep.json (tta_sweep.py) and the run logs in models/training/logs/, and replaces the text
+between the <!-- runs:start/end -->, <!-- serving:start/end -->, <!-- facts:start/end --> and
+<!-- torch:start/end --> markers, so no figure in
 the card is copied by hand. The served-path section is written by `npm run eval -- --write`, the latency line
 by `npm run bench`.
 """
@@ -15,6 +16,7 @@ CARD = os.path.join(C.MODELS, 'README.md')
 LOGS = os.path.join(C.HERE, 'logs')
 meta = json.load(open(os.path.join(C.HERE, 'export-meta.json')))
 ev = json.load(open(os.path.join(C.HERE, 'eval-torch.json')))
+sweep = json.load(open(os.path.join(C.HERE, 'tta-sweep.json')))
 cal = meta['calibration_val']
 
 
@@ -38,10 +40,23 @@ def facts():
          f"it; on val: {pct(cal['val_nonplant_false_accept'])} of non-plant photos accepted, "
          f"{pct(cal['val_leaf_false_reject'])} of leaf photos rejected"],
         ['`unsure_threshold`', f"{cal['unsure_threshold']}", 'below it no disease is named and the farmer is '
-         'asked for a better photo: the smallest value for which the val answers above it are >= 97 % correct '
+         'asked for a better photo: the smallest value for which the val answers above it are >= '
+         f"{pct(cal['target_accuracy'])} correct "
          f"(on val {pct(cal['val_accepted_accuracy'])} correct, "
          f"{pct(cal['val_coverage_of_all_leaf_photos'])} of leaf photos answered)"],
     ])
+
+
+def serving_table():
+    """The val sweep that chose the serving input size and the mirror average."""
+    kinds = list(sweep['results'][0]['top1'])
+    return '\n'.join([
+        f"Val split, weights `{sweep['checkpoint']}`, `{sweep['command']}` (writes `models/training/tta-sweep.json`); "
+        f"NLL at temperature {sweep['temperature']}. The served setting is {meta['input_size']} px with the mirror "
+        'average.', '',
+        table(['input px', 'mirror average', 'leaf photos top-1', 'NLL'] + [f'{k} top-1' for k in kinds],
+              [[r['size'], 'yes' if r['mirror_average'] else 'no', pct(r['top1_leaf']), f"{r['nll']:.4f}"]
+               + [pct(r['top1'][k]) for k in kinds] for r in sweep['results']])])
 
 
 def torch_tables():
@@ -94,9 +109,12 @@ def runs_table():
                      f"`{os.path.relpath(a['init'], C.MODELS)}`" if a['init'] else 'random',
                      a['minutes'], m.group(1) if m else '?', m.group(2) if m else '?', a['lr'], a['aug']]
                     + [pct(float(last[k])) if last else '–' for k in ('lab', 'field_ibean', 'field_plantdoc', 'acc')])
+    rebuilt = (f", rebuilt by `from_onnx.py` from {meta['rebuilt_from']}"
+               if meta.get('rebuilt_from') else '')
     return '\n'.join([
-        f"Run logs: `models/training/logs/` (copies of `runs/<run>/log.txt`). The shipped weights are the best "
-        f"checkpoint of the last run, `{meta['checkpoint']}` (epoch {meta['checkpoint_epoch']}).", '',
+        f"Run logs: `models/training/logs/` (copies of `runs/<run>/log.txt`). The shipped weights: "
+        f"`{meta['checkpoint']}` (epoch {meta['checkpoint_epoch']}{rebuilt}). The val columns are what "
+        "train.py logged during the run (runs before 2026-11-25 08:00 UTC: 128 px, no mirror average).", '',
         table(['run', 'started (UTC)', 'initial weights', 'budget min', 'epochs', 'train min', 'peak lr',
                'augmentation', 'val lab', 'val iBean', 'val PlantDoc', 'val all'], rows)])
 
@@ -110,6 +128,7 @@ def replace(text, name, body):
 
 card = open(CARD).read()
 card = replace(card, 'runs', runs_table())
+card = replace(card, 'serving', serving_table())
 card = replace(card, 'facts', facts())
 card = replace(card, 'torch', torch_tables())
 open(CARD, 'w').write(card)

@@ -13,14 +13,16 @@ ROOT = os.environ.get('DATASETS') or os.path.normpath(os.path.join(MODELS, '..',
 SPLIT = os.path.join(HERE, 'split.csv')
 DATA = os.path.join(HERE, 'data')
 RUNS = os.path.join(HERE, 'runs')
-SIZE = 128
+TRAIN_SIZE = 128  # training crops
+SIZE = 144        # serving input: chosen on val (tta_sweep.py), above the training size as FixRes predicts
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
-RESIZE_RULE = ('resize so the shorter side is 128 px (bilinear with antialiasing, i.e. a triangle filter scaled to '
-               'the reduction; the longer side becomes round(long*128/short)), then centre-crop 128x128 '
-               '(left=ceil((w-128)/2), top=ceil((h-128)/2)), as sharp does; sharp: resize({width:128,height:128,fit:"cover",'
-               'position:"centre",kernel:"linear"}) after .rotate() for EXIF orientation; '
-               'then RGB, /255, (x-mean)/std, NCHW float32')
+RESIZE_RULE = (f'resize so the shorter side is {SIZE} px (bilinear with antialiasing, i.e. a triangle filter scaled to '
+               f'the reduction; the longer side becomes round(long*{SIZE}/short)), then centre-crop {SIZE}x{SIZE} '
+               f'(left=ceil((w-{SIZE})/2), top=ceil((h-{SIZE})/2)), as sharp does; sharp: resize({{width:{SIZE},'
+               f'height:{SIZE},fit:"cover",position:"centre",kernel:"linear"}}) after .rotate() for EXIF orientation; '
+               'then RGB, /255, (x-mean)/std, NCHW float32. The graph runs the network on the image and on its mirror '
+               'image and averages the two (logits, and the mirrored-back class activation maps).')
 
 
 def read_split():
@@ -62,9 +64,9 @@ def center_crop(im, size=SIZE):
     return im.crop((l, t, l + size, t + size))
 
 
-def preprocess_uint8(path):
-    """The serving rule: shorter side -> 128 (bilinear, antialiased), centre crop 128x128. Returns HxWx3 uint8."""
-    return np.asarray(center_crop(resize_short(load_rgb(path))), dtype=np.uint8)
+def preprocess_uint8(path, size=SIZE):
+    """The serving rule: shorter side -> size (bilinear, antialiased), centre crop size x size. Returns HxWx3 uint8."""
+    return np.asarray(center_crop(resize_short(load_rgb(path), size), size), dtype=np.uint8)
 
 
 def to_input(u8):
@@ -101,10 +103,26 @@ class CamNet(nn.Module):
         return logits
 
 
-class ExportWrapper(nn.Module):
+class FlipAverage(nn.Module):
+    """What the service runs: the network on the image and on its mirror image, averaged. Mirroring the second
+    class activation map back keeps the boxes where the lesions are, and logits == cam.mean still holds."""
+
     def __init__(self, net):
         super().__init__()
         self.net = net
+
+    def forward(self, x, with_cam=False):
+        logits, cam = self.net(torch.cat([x, x.flip(3)]), with_cam=True)
+        n = x.shape[0]
+        logits = (logits[:n] + logits[n:]) / 2
+        cam = (cam[:n] + cam[n:].flip(3)) / 2
+        return (logits, cam) if with_cam else logits
+
+
+class ExportWrapper(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = FlipAverage(net)
 
     def forward(self, input):
         logits, cam = self.net(input, with_cam=True)
@@ -120,20 +138,20 @@ def load_checkpoint(path, use_ema=True):
     return net, ck
 
 
-def eval_cache(split_name, rows=None):
-    """uint8 cache of the serving-rule 128x128 crops for one split (val/test/train), built once."""
+def eval_cache(split_name, rows=None, size=SIZE):
+    """uint8 cache of the serving-rule size x size crops for one split (val/test/train), built once."""
     os.makedirs(DATA, exist_ok=True)
     rows = rows or read_split()
     sel = [r for r in rows if r['split'] == split_name]
-    path = os.path.join(DATA, f'eval_{split_name}_v2.npy')          # v2: ceil centre-crop offset (= sharp)
-    files_path = os.path.join(DATA, f'eval_{split_name}_v2.files.json')
+    path = os.path.join(DATA, f'eval_{split_name}_{size}.npy')
+    files_path = os.path.join(DATA, f'eval_{split_name}_{size}.files.json')
     if os.path.exists(path) and os.path.exists(files_path):
         files = json.load(open(files_path))
         if files == [r['file'] for r in sel]:
             return sel, np.load(path)
-    X = np.zeros((len(sel), SIZE, SIZE, 3), np.uint8)
+    X = np.zeros((len(sel), size, size, 3), np.uint8)
     for i, r in enumerate(sel):
-        X[i] = preprocess_uint8(os.path.join(ROOT, r['file']))
+        X[i] = preprocess_uint8(os.path.join(ROOT, r['file']), size)
     np.save(path, X)
     json.dump([r['file'] for r in sel], open(files_path, 'w'))
     return sel, X

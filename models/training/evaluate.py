@@ -33,7 +33,8 @@ test_rows, X = C.eval_cache('test', rows)
 y = np.array([classes.index(r['label']) for r in test_rows])
 kind = np.array([r['source_kind'] for r in test_rows])
 with torch.no_grad():
-    logits = torch.cat([net(C.to_input(X[i:i + 256])) for i in range(0, len(X), 256)])
+    served = C.FlipAverage(net)
+    logits = torch.cat([served(C.to_input(X[i:i + 256])) for i in range(0, len(X), 256)])
 p1 = F.softmax(logits, 1).numpy()
 pT = F.softmax(logits / T, 1).numpy()
 top = pT.argmax(1)
@@ -139,9 +140,8 @@ parity = {'model_version': cj['model_version'], 'onnx_sha256': meta['onnx_sha256
           'root': '../shared/datasets', 'temperature': T, 'classes': classes,
           'note': 'file is relative to root. logits = raw model output (PyTorch, same weights as the ONNX file, '
                   'PIL preprocessing = classes.json input.resize); probs = softmax(logits / temperature). '
-                  'PlantVillage photos are already 128x128 (no resize) so they test decoding+normalisation only; '
-                  'bean/maize/rice/non-plant photos also test the resize+crop rule, where sharp and PIL may '
-                  'differ by a few grey levels.',
+                  'Every photo goes through the resize+crop rule (PlantVillage photos are scaled up to it), where '
+                  'sharp and PIL may differ by a few grey levels.',
           'items': items}
 json.dump(parity, open(os.path.join(C.MODELS, 'parity.json'), 'w'), indent=1)
 print('wrote', os.path.join(C.HERE, 'eval-torch.json'), os.path.join(C.MODELS, 'parity.json'))

@@ -82,21 +82,21 @@ def train_cache():
     t = time.time()
     for i, r in enumerate(sel):
         im = C.load_rgb(os.path.join(C.ROOT, r['file']))
-        im = C.resize_short(im)
+        im = C.resize_short(im, C.TRAIN_SIZE)
         w, h = im.size
         # centre crop (the serving view) + extra crops along the long side of elongated photos (rice, some maize)
         L = max(w, h)
-        offs = [(L - C.SIZE) // 2]
-        if L > 1.3 * C.SIZE:
-            n = min(6, int(math.ceil((L - C.SIZE) / (C.SIZE * 0.5))) + 1)
-            offs = sorted(set(offs + [int(round(k * (L - C.SIZE) / (n - 1))) for k in range(n)]))
+        offs = [(L - C.TRAIN_SIZE) // 2]
+        if L > 1.3 * C.TRAIN_SIZE:
+            n = min(6, int(math.ceil((L - C.TRAIN_SIZE) / (C.TRAIN_SIZE * 0.5))) + 1)
+            offs = sorted(set(offs + [int(round(k * (L - C.TRAIN_SIZE) / (n - 1))) for k in range(n)]))
         for o in offs:
-            box = (o, (h - C.SIZE) // 2, o + C.SIZE, (h - C.SIZE) // 2 + C.SIZE) if w >= h else \
-                  ((w - C.SIZE) // 2, o, (w - C.SIZE) // 2 + C.SIZE, o + C.SIZE)
+            box = (o, (h - C.TRAIN_SIZE) // 2, o + C.TRAIN_SIZE, (h - C.TRAIN_SIZE) // 2 + C.TRAIN_SIZE) if w >= h else \
+                  ((w - C.TRAIN_SIZE) // 2, o, (w - C.TRAIN_SIZE) // 2 + C.TRAIN_SIZE, o + C.TRAIN_SIZE)
             u8 = np.asarray(im.crop(box), dtype=np.uint8)
             X.append(u8)
             kd = r['source_kind']
-            M.append(fg_mask(u8, kd) if kd in ('lab', 'white_bg_rice') else np.zeros((C.SIZE, C.SIZE), np.uint8))
+            M.append(fg_mask(u8, kd) if kd in ('lab', 'white_bg_rice') else np.zeros((C.TRAIN_SIZE, C.TRAIN_SIZE), np.uint8))
             Y.append(cidx[r['label']]); K.append(kinds.index(kd)); S.append(i)
         if i % 3000 == 0:
             log(f'  cache {i}/{len(sel)} {time.time()-t:.0f}s')
@@ -157,7 +157,7 @@ def augment(idx):
     theta = torch.zeros(B, 2, 3)
     theta[:, 0, 0] = cos * sx * fx; theta[:, 0, 1] = -sin * sy; theta[:, 0, 2] = tx
     theta[:, 1, 0] = sin * sx * fx; theta[:, 1, 1] = cos * sy * fy; theta[:, 1, 2] = ty
-    grid = F.affine_grid(theta, (B, 3, C.SIZE, C.SIZE), align_corners=False)
+    grid = F.affine_grid(theta, (B, 3, C.TRAIN_SIZE, C.TRAIN_SIZE), align_corners=False)
     x = F.grid_sample(x, grid, mode='bilinear', padding_mode='reflection', align_corners=False)
     m = F.grid_sample(m, grid, mode='bilinear', padding_mode='zeros', align_corners=False)
     # -- cluttered backgrounds for plain-background photos: paste the leaf (soft mask) onto a non-plant
@@ -170,9 +170,9 @@ def augment(idx):
         th = torch.zeros(nb, 2, 3); s = rand(nb, 0.4, 1.0)
         th[:, 0, 0] = s * torch.where(torch.rand(nb) < 0.5, -1.0, 1.0); th[:, 1, 1] = s
         th[:, 0, 2] = (1 - s) * rand(nb, -1, 1); th[:, 1, 2] = (1 - s) * rand(nb, -1, 1)
-        bg = F.grid_sample(bg, F.affine_grid(th, (nb, 3, C.SIZE, C.SIZE), align_corners=False),
+        bg = F.grid_sample(bg, F.affine_grid(th, (nb, 3, C.TRAIN_SIZE, C.TRAIN_SIZE), align_corners=False),
                            padding_mode='reflection', align_corners=False)
-        tex = torch.rand(nb, 3, 1, 1) * 0.8 + 0.1 + 0.25 * F.interpolate(torch.randn(nb, 3, 8, 8), size=C.SIZE, mode='bicubic', align_corners=False)
+        tex = torch.rand(nb, 3, 1, 1) * 0.8 + 0.1 + 0.25 * F.interpolate(torch.randn(nb, 3, 8, 8), size=C.TRAIN_SIZE, mode='bicubic', align_corners=False)
         # greenish foliage-like textures sometimes (fields are green)
         use_tex = (torch.rand(nb) < 0.3).view(-1, 1, 1, 1).float()
         bg = use_tex * tex.clamp(0, 1) + (1 - use_tex) * bg
@@ -202,11 +202,11 @@ def augment(idx):
     if len(di):
         r = random.choice([48, 64, 80, 96])
         x[di] = F.interpolate(F.interpolate(x[di], size=r, mode='bilinear', align_corners=False, antialias=True),
-                              size=C.SIZE, mode='bilinear', align_corners=False)
+                              size=C.TRAIN_SIZE, mode='bilinear', align_corners=False)
     # -- blocky 8x8 quantisation-like artefact + sensor noise
     ni = torch.nonzero(torch.rand(B) < 0.3 * A).flatten()
     if len(ni):
-        x[ni] = x[ni] + torch.randn(len(ni), 1, 1, 1).abs() * 0.04 * torch.randn(len(ni), 3, C.SIZE, C.SIZE)
+        x[ni] = x[ni] + torch.randn(len(ni), 1, 1, 1).abs() * 0.04 * torch.randn(len(ni), 3, C.TRAIN_SIZE, C.TRAIN_SIZE)
     qi = torch.nonzero(torch.rand(B) < 0.15 * A).flatten()
     if len(qi):
         blk = F.interpolate(F.avg_pool2d(x[qi], 8), scale_factor=8, mode='nearest')
@@ -218,9 +218,9 @@ def augment(idx):
 if args.viz:
     xb, yb = augment(torch.from_numpy(np.random.choice(len(ytr), size=64, p=w)))
     u = ((xb * STD + MEAN).clamp(0, 1) * 255).byte().permute(0, 2, 3, 1).numpy()
-    sheet = np.zeros((8 * C.SIZE, 8 * C.SIZE, 3), np.uint8)
+    sheet = np.zeros((8 * C.TRAIN_SIZE, 8 * C.TRAIN_SIZE, 3), np.uint8)
     for i in range(64):
-        sheet[(i // 8) * C.SIZE:(i // 8 + 1) * C.SIZE, (i % 8) * C.SIZE:(i % 8 + 1) * C.SIZE] = u[i]
+        sheet[(i // 8) * C.TRAIN_SIZE:(i // 8 + 1) * C.TRAIN_SIZE, (i % 8) * C.TRAIN_SIZE:(i % 8 + 1) * C.TRAIN_SIZE] = u[i]
     Image.fromarray(sheet).save(args.viz)
     print([classes[i] for i in yb.tolist()])
     raise SystemExit(0)
@@ -264,9 +264,10 @@ def ema_update(step):
 @torch.no_grad()
 def evaluate(model):
     model.eval()
+    served = C.FlipAverage(model)  # val is judged as the service will run the model
     out = []
     for i in range(0, len(Xva), 256):
-        out.append(model(C.to_input(Xva[i:i + 256])))
+        out.append(served(C.to_input(Xva[i:i + 256])))
     lg = torch.cat(out)
     pred = lg.argmax(1).numpy()
     res = {'acc': float((pred == yva).mean()),

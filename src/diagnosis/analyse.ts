@@ -7,12 +7,12 @@ import { type ImageStats, measure } from "./image/stats.js";
 import { calibratedProbabilities } from "./model/calibrate.js";
 import { inputSpec, loadMetadata, type ModelMetadata, NON_PLANT_CLASS } from "./model/metadata.js";
 import { createPool, type InferencePool } from "./model/pool.js";
-import { type InputSpec, type ModelView, preprocess, type RgbImage, resizeTo } from "./model/preprocess.js";
+import { type InputSpec, type ModelView, preprocess, resizeTo } from "./model/preprocess.js";
 import type { ModelOutput } from "./model/session.js";
 import type { QualityIssue } from "./types.js";
 
-/** Model scale without a model: the quality thresholds were measured at the model's 128 px. */
-const DEFAULT_SIZE = 128;
+/** The quality thresholds were measured on photos shrunk to 128 px on their shorter side, whatever the model's input. */
+const QUALITY_SIZE = 128;
 
 /** Everything the core measures about one photo, before any text is written. */
 export interface Analysis {
@@ -101,8 +101,7 @@ async function analyse(
   const t1 = performance.now();
   const metadata = loaded?.metadata ?? null;
   const view = loaded ? preprocess(image, loaded.spec) : null;
-  const resized: RgbImage = view ? view.resized : resizeTo(image, DEFAULT_SIZE);
-  const stats = measure(resized);
+  const stats = measure(resizeTo(image, QUALITY_SIZE));
   const issue = qualityIssue(stats, { width: image.originalWidth, height: image.originalHeight });
   const t2 = performance.now();
   let model: Analysis["model"] = null;

@@ -1,8 +1,3 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
 
@@ -67,16 +62,4 @@ export function pngBomb(width: number, height: number): Buffer {
   ]);
 }
 
-const run = promisify(execFile);
-
-/** Encodes a JPEG as HEIC with libheif's `heif-enc`, as an iPhone would store it. */
-export async function toHeic(jpeg: Buffer): Promise<Buffer> {
-  const dir = await mkdtemp(path.join(tmpdir(), "heic-"));
-  try {
-    await writeFile(path.join(dir, "in.jpg"), jpeg);
-    await run("heif-enc", ["-q", "80", "-o", path.join(dir, "out.heic"), path.join(dir, "in.jpg")]);
-    return await readFile(path.join(dir, "out.heic"));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+export { heic as toHeic } from "../api/support/images.js";

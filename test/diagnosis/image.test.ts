@@ -2,6 +2,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { ImageError } from "../../src/diagnosis/diagnoser.js";
 import { decodeImage } from "../../src/diagnosis/image/decode.js";
+import { decodeHeif, pickThumbnail } from "../../src/diagnosis/image/heif.js";
 import { qualityIssue } from "../../src/diagnosis/image/quality.js";
 import { sniffFormat } from "../../src/diagnosis/image/sniff.js";
 import { measure } from "../../src/diagnosis/image/stats.js";
@@ -160,6 +161,84 @@ describe("decoding", () => {
       .png()
       .toBuffer();
     expect(await imageErrorCode(strip)).toBe("unsupported_format");
+  });
+});
+
+describe.skipIf(SKIP_HEIC)("HEIC thumbnails", () => {
+  it("decodes a phone-style thumbnail instead of the full image, and keeps the photo's size", async () => {
+    const stored = await toHeic(await leafJpeg(1200, 900), { thumbnail: 320 });
+    const pixels = await decodeHeif(stored);
+    expect(pixels.decoded).toBe("thumbnail");
+    expect([pixels.width, pixels.height]).toEqual([320, 240]);
+    expect([pixels.originalWidth, pixels.originalHeight]).toEqual([1200, 900]);
+    const image = await decodeImage(stored);
+    expect([image.originalWidth, image.originalHeight]).toEqual([1200, 900]);
+    const centre = (Math.floor(image.height / 2) * image.width + Math.floor(image.width / 2)) * 3;
+    expect(image.data[centre + 1]!).toBeGreaterThan(image.data[centre]!);
+  });
+
+  it("judges a photo's quality from its thumbnail as from its full image", async () => {
+    const leaf = await leafJpeg(800, 600);
+    const photos: Array<[Buffer, string | null]> = [
+      [leaf, null],
+      [await sharp(leaf).blur(20).jpeg().toBuffer(), "blurry"],
+      [await sharp(leaf).linear(0.2, 0).jpeg().toBuffer(), "too_dark"],
+    ];
+    await Promise.all(
+      photos.map(async ([jpeg, expected]) => {
+        const [thumbnailed, plain] = await Promise.all([toHeic(jpeg, { thumbnail: 320 }), toHeic(jpeg)]);
+        expect((await decodeHeif(thumbnailed)).decoded).toBe("thumbnail");
+        expect(await issueOf(thumbnailed)).toBe(expected);
+        expect(await issueOf(plain)).toBe(expected);
+      }),
+    );
+  });
+
+  it("decodes the full image when the thumbnail is too small to judge", async () => {
+    const pixels = await decodeHeif(await toHeic(await leafJpeg(800, 600), { thumbnail: 160 }));
+    expect(pixels.decoded).toBe("primary");
+    expect([pixels.width, pixels.height]).toEqual([800, 600]);
+  });
+
+  it("uses the thumbnail only when it is rotated as the photo is", async () => {
+    const big = await toHeic(
+      await sharp(await redLeftBlueRight())
+        .resize(1000, 500)
+        .jpeg()
+        .toBuffer(),
+      {
+        thumbnail: 500,
+      },
+    );
+    for (const [items, decoded] of [
+      ["all", "thumbnail"],
+      ["primary", "primary"],
+    ] as const) {
+      const pixels = await decodeHeif(withRotation(big, 3, items));
+      expect(pixels.decoded, items).toBe(decoded);
+      expect([pixels.originalWidth, pixels.originalHeight]).toEqual([500, 1000]);
+      const image = await decodeImage(withRotation(big, 3, items));
+      expect(colourAt(image, Math.floor(image.width / 2), Math.floor(image.height * 0.1)), items).toBe("red");
+      expect(colourAt(image, Math.floor(image.width / 2), Math.floor(image.height * 0.9)), items).toBe(
+        "blue",
+      );
+    }
+  });
+
+  it("picks the smallest thumbnail that is big enough and shaped like the photo", () => {
+    const photo = { width: 4032, height: 3024 };
+    expect(pickThumbnail(photo, [{ width: 320, height: 240 }])).toEqual({ width: 320, height: 240 });
+    expect(
+      pickThumbnail(photo, [
+        { width: 640, height: 480 },
+        { width: 320, height: 240 },
+        { width: 160, height: 120 },
+      ]),
+    ).toEqual({ width: 320, height: 240 });
+    expect(pickThumbnail(photo, [{ width: 200, height: 150 }])).toBeNull(); // too small to judge
+    expect(pickThumbnail(photo, [{ width: 240, height: 320 }])).toBeNull(); // turned the other way
+    expect(pickThumbnail(photo, [{ width: 320, height: 320 }])).toBeNull(); // cropped square
+    expect(pickThumbnail({ width: 300, height: 240 }, [{ width: 300, height: 240 }])).toBeNull(); // not smaller
   });
 });
 

@@ -18,6 +18,7 @@ if (!HAVE_DATASETS) console.warn(`parity test skipped: ${DATASETS_DIR} is absent
 
 describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch model (models/parity.json)", () => {
   const parity = JSON.parse(readFileSync(path.join(ROOT_DIR, "models", "parity.json"), "utf8")) as {
+    model_version: string;
     classes: string[];
     items: ParityItem[];
   };
@@ -29,6 +30,7 @@ describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch model (models/parity.js
 
   it("serves the model the parity file was made with", () => {
     expect(analyser.metadata, "the model failed to load").not.toBeNull();
+    expect(analyser.metadata?.model_version).toBe(parity.model_version);
     expect(analyser.metadata?.classes).toEqual(parity.classes);
   });
 

@@ -86,7 +86,7 @@ async function decodeWithSharp(bytes: Buffer, format: ImageFormat): Promise<Deco
 
 async function decodeHeifImage(bytes: Buffer, heifDecoder: HeifDecoder): Promise<DecodedImage> {
   const rgba = await heifDecoder(bytes);
-  checkAspectRatio(rgba.width, rgba.height);
+  checkAspectRatio(rgba.originalWidth, rgba.originalHeight);
   const target = workingSize(rgba.width, rgba.height);
   const pipeline = sharp(rgba.data, { raw: { width: rgba.width, height: rgba.height, channels: 4 } });
   if (target) pipeline.resize(target.width, target.height, { fit: "fill" });
@@ -98,8 +98,8 @@ async function decodeHeifImage(bytes: Buffer, heifDecoder: HeifDecoder): Promise
     data: toRgb(data, info.channels),
     width: info.width,
     height: info.height,
-    originalWidth: rgba.width,
-    originalHeight: rgba.height,
+    originalWidth: rgba.originalWidth,
+    originalHeight: rgba.originalHeight,
     format: "heif",
   };
 }

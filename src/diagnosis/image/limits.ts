@@ -5,8 +5,8 @@ export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_INPUT_PIXELS = 40_000_000;
 
 /**
- * Decoded photos are kept at most this size on their shorter side. The model sees 128 px and the quality checks
- * run at model scale, so more pixels would only cost memory and time; JPEGs shrink while decoding.
+ * Decoded photos are kept at most this size on their shorter side. The model sees 144 px and the quality checks
+ * 128 px, so more pixels would only cost memory and time; JPEGs shrink while decoding.
  */
 export const WORKING_SHORT_SIDE = 512;
 
@@ -15,3 +15,10 @@ export const WORKING_SHORT_SIDE = 512;
  * is not a photo, and resizing its shorter side to model scale would blow up its longer side.
  */
 export const MAX_ASPECT_RATIO = 20;
+
+/**
+ * A HEIC's embedded thumbnail is decoded instead of its primary image when its shorter side has at least this many
+ * pixels: the model sees 144 px and the quality checks 128 px, so 224 px still leaves 1.5× to shrink from, and a
+ * blur or exposure problem of the photo shows in its thumbnail as it does in the shrunk primary image.
+ */
+export const THUMBNAIL_MIN_SHORT_SIDE = 224;

@@ -1,6 +1,6 @@
 import type { RgbImage } from "../model/preprocess.js";
 
-/** Measurements of a photo at model scale (shorter side 128 px), from which quality and is-plant are judged. */
+/** Measurements of a photo shrunk to 128 px on its shorter side, from which quality and is-plant are judged. */
 export interface ImageStats {
   /** Variance of the 4-neighbour Laplacian of luma (0..255 scale): low when the photo is blurred. */
   laplacianVariance: number;

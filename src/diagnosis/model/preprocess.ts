@@ -19,7 +19,7 @@ export interface RgbImage {
 export interface ModelView {
   /** float32 [3, size, size], normalized, ready to batch as NCHW. */
   tensor: Float32Array;
-  /** The photo resized so its shorter side is `size`, before the centre crop (the quality checks use it). */
+  /** The photo resized so its shorter side is `size`, before the centre crop. */
   resized: RgbImage;
   /** Where the crop sits in `resized`, to map activation maps back onto the whole photo. */
   crop: { left: number; top: number; size: number };
@@ -61,7 +61,7 @@ export function preprocess(image: DecodedImage, spec: InputSpec): ModelView {
   return { tensor, resized, crop: { left, top, size } };
 }
 
-/** The photo at model scale (shorter side `size`); also what the quality checks measure without a model. */
+/** The photo shrunk (or enlarged) so its shorter side is `size`, by the training's resize rule. */
 export function resizeTo(image: DecodedImage, size: number): RgbImage {
   const target = resizedSize(image.width, image.height, size);
   const data = resizeRgb(image.data, image.width, image.height, target.width, target.height);

@@ -11,17 +11,6 @@ export interface WorkerData {
 const { modelPath } = workerData as WorkerData;
 let session: ReturnType<typeof createSession> | null = null;
 
-// libheif-js says why a file failed only on console.log (its exceptions are generic), and a worker's console
-// reaches the server's stdout between the JSON log lines. Nothing else on this thread uses console.log: its
-// words are kept for the ImageError's cause, which the API logs with the request id.
-let libheifSaid: string[] = [];
-console.log = (...args: unknown[]) => {
-  for (const arg of args) {
-    const text = typeof arg === "string" ? arg : (arg as { message?: unknown } | null)?.message;
-    if (typeof text === "string" && text.trim()) libheifSaid.push(text.trim());
-  }
-};
-
 export async function infer(task: { tensor: Float32Array; size: number }): Promise<ModelOutput> {
   if (!modelPath) throw new Error("no model is loaded");
   session ??= createSession(modelPath);
@@ -40,15 +29,13 @@ export interface ImageErrorReply {
   imageError: { message: string; code: ImageErrorCode; cause?: string };
 }
 
-// libheif runs as WebAssembly on the calling thread: decoding a 12 MP HEIC here keeps the event loop free.
+// libheif runs as WebAssembly on the calling thread: decoding a HEIC here keeps the event loop free.
 export async function decodeHeif(task: { bytes: Uint8Array }): Promise<RgbaImage | ImageErrorReply> {
-  libheifSaid = [];
   try {
     return await decodeHeifPixels(task.bytes);
   } catch (error) {
     if (error instanceof ImageError) {
-      const thrown = error.cause instanceof Error ? [error.cause.message] : [];
-      const cause = [...thrown, ...libheifSaid].join(": ") || undefined;
+      const cause = error.cause instanceof Error ? error.cause.message : undefined;
       return { imageError: { message: error.message, code: error.code, cause } };
     }
     throw error;

@@ -67,12 +67,17 @@ export function withClaimedSize(heic: Buffer, width: number, height: number): Bu
 }
 
 /**
- * The same file with an `irot` property on its primary image: `quarterTurns` × 90° anti-clockwise, applied by
- * readers when they display it (as a phone records a photo taken sideways). The box goes at the end of `ipco`
- * and its association at the end of the primary item's `ipma` entry; every enclosing box grows, and `iloc`'s
- * file offsets into the data after `meta` move by as much.
+ * The same file with an `irot` property: `quarterTurns` × 90° anti-clockwise, applied by readers when they display
+ * the image (as a phone records a photo taken sideways). `items: "all"` rotates the thumbnail too, as phones
+ * write it; `"primary"` leaves the thumbnail as stored. The box goes at the end of `ipco` and its association at
+ * the end of each rotated item's `ipma` entry; every enclosing box grows, and `iloc`'s file offsets into the data
+ * after `meta` move by as much.
  */
-export function withRotation(heic: Buffer, quarterTurns: 1 | 2 | 3): Buffer {
+export function withRotation(
+  heic: Buffer,
+  quarterTurns: 1 | 2 | 3,
+  items: "primary" | "all" = "primary",
+): Buffer {
   const file = Buffer.from(heic);
   const { meta, iprp, ipco, ipma, iloc, pitm } = layout(file);
   const primary =
@@ -87,39 +92,41 @@ export function withRotation(heic: Buffer, quarterTurns: 1 | 2 | 3): Buffer {
   if (wideAssociations) association.writeUInt16BE(0x8000 | propertyIndex);
   else association.writeUInt8(0x80 | propertyIndex);
   let at = ipma.start + 16;
-  let associationAt = -1;
+  const insertAt: number[] = [];
   for (let entries = file.readUInt32BE(ipma.start + 12); entries > 0; entries--) {
     const item = ipmaVersion < 1 ? file.readUInt16BE(at) : file.readUInt32BE(at);
     at += ipmaVersion < 1 ? 2 : 4;
     const count = file[at]!;
     const end = at + 1 + count * association.length;
-    if (item === primary) {
+    if (item === primary || items === "all") {
       file[at] = count + 1;
-      associationAt = end;
+      insertAt.push(end);
     }
     at = end;
   }
-  if (associationAt < 0) throw new Error(`no 'ipma' entry for the primary item ${primary}`);
+  if (insertAt.length === 0) throw new Error(`no 'ipma' entry for the primary item ${primary}`);
 
   const irot = Buffer.from([0, 0, 0, 9, ...Buffer.from("irot", "latin1"), quarterTurns]);
-  const grow = irot.length + association.length;
+  const ipmaGrowth = insertAt.length * association.length;
+  const grow = irot.length + ipmaGrowth;
   shiftFileOffsets(file, iloc, meta.start + meta.size, grow);
   for (const [box, by] of [
     [meta, grow],
     [iprp, grow],
     [ipco, irot.length],
-    [ipma, association.length],
+    [ipma, ipmaGrowth],
   ] as const) {
     file.writeUInt32BE(box.size + by, box.start);
   }
   const ipcoEnd = ipco.start + ipco.size;
-  return Buffer.concat([
-    file.subarray(0, ipcoEnd),
-    irot,
-    file.subarray(ipcoEnd, associationAt),
-    association,
-    file.subarray(associationAt),
-  ]);
+  const parts = [file.subarray(0, ipcoEnd), irot];
+  let from = ipcoEnd;
+  for (const position of insertAt) {
+    parts.push(file.subarray(from, position), association);
+    from = position;
+  }
+  parts.push(file.subarray(from));
+  return Buffer.concat(parts);
 }
 
 /** Adds `by` to every `iloc` file offset at or past `from` (construction method 0: offsets into the file). */

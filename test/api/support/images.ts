@@ -44,15 +44,20 @@ export const SKIP_HEIC = !HEIF_ENC && !process.env.CI;
 if (SKIP_HEIC)
   console.warn("HEIC tests skipped: heif-enc (Debian package libheif-examples) is not installed");
 
-/** A real HEIC, encoded by Debian's heif-enc (libheif-examples) from a JPEG. */
-export async function heic(jpeg: Buffer): Promise<Buffer> {
+/**
+ * A real HEIC, encoded by Debian's heif-enc (libheif-examples) from a JPEG. `thumbnail`: the longer side of an
+ * embedded thumbnail, as phones store one (an iPhone's is 320×240); none by default.
+ */
+export async function heic(jpeg: Buffer, options: { thumbnail?: number } = {}): Promise<Buffer> {
   if (!HEIF_ENC) throw new Error("heif-enc is not installed (Debian package libheif-examples)");
   const dir = await mkdtemp(path.join(tmpdir(), "heic-"));
   try {
     await writeFile(path.join(dir, "in.jpg"), jpeg);
+    const thumbnail = options.thumbnail ? ["--thumb", String(options.thumbnail)] : [];
     await promisify(execFile)("heif-enc", [
       "-q",
       "60",
+      ...thumbnail,
       "-o",
       path.join(dir, "out.heic"),
       path.join(dir, "in.jpg"),
