@@ -74,7 +74,7 @@ export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
       libheif._heif_image_release,
     );
     return {
-      ...copyPixels(image),
+      ...copyPixels(heap, image),
       originalWidth: original.width,
       originalHeight: original.height,
       decoded: thumbnail === null ? "primary" : "thumbnail",
@@ -128,22 +128,18 @@ function handleSize(handle: number): Size {
 }
 
 /** Copies an interleaved plane out of the WebAssembly heap, dropping the row padding libheif may add. */
-function copyPixels(image: number): { data: Uint8Array; width: number; height: number } {
+function copyPixels(heap: HeapScope, image: number): { data: Uint8Array; width: number; height: number } {
   const width = libheif._heif_image_get_width(image, CHANNEL_INTERLEAVED);
   const height = libheif._heif_image_get_height(image, CHANNEL_INTERLEAVED);
-  const strideAt = libheif._malloc(4);
-  try {
-    const plane = libheif._heif_image_get_plane_readonly(image, CHANNEL_INTERLEAVED, strideAt);
-    const stride = libheif.HEAP32[strideAt >> 2]!;
-    const row = width * 4;
-    const data = new Uint8Array(row * height);
-    for (let y = 0; y < height; y++) {
-      data.set(libheif.HEAPU8.subarray(plane + y * stride, plane + y * stride + row), y * row);
-    }
-    return { data, width, height };
-  } finally {
-    libheif._free(strideAt);
+  const strideAt = heap.alloc(4);
+  const plane = libheif._heif_image_get_plane_readonly(image, CHANNEL_INTERLEAVED, strideAt);
+  const stride = libheif.HEAP32[strideAt >> 2]!;
+  const row = width * 4;
+  const data = new Uint8Array(row * height);
+  for (let y = 0; y < height; y++) {
+    data.set(libheif.HEAPU8.subarray(plane + y * stride, plane + y * stride + row), y * row);
   }
+  return { data, width, height };
 }
 
 interface HeapScope {
