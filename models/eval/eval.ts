@@ -16,6 +16,7 @@ import { MIN_PLANT_FRACTION } from "../../src/diagnosis/image/is-plant.js";
 import { calibratedProbabilities } from "../../src/diagnosis/model/calibrate.js";
 import { NON_PLANT_CLASS } from "../../src/diagnosis/model/metadata.js";
 import type { QualityIssue } from "../../src/diagnosis/types.js";
+import { boxTable } from "./boxes.js";
 import { expectedCalibrationError } from "./calibration.js";
 import { markdownTable, pct, type Row, replaceSection, type Table } from "./report.js";
 
@@ -279,6 +280,23 @@ async function main(): Promise<void> {
         ),
     ],
   });
+
+  tables.push(
+    boxTable(
+      leaves
+        .filter(
+          (s) =>
+            s.sample.sourceKind === "lab" &&
+            !s.sample.label.endsWith("__healthy") &&
+            s.ranked[0] === s.sample.label,
+        )
+        .map((s) => ({
+          label: s.sample.label,
+          classIndex: metadata.classes.indexOf(s.sample.label),
+          analysis: s.analysis,
+        })),
+    ),
+  );
 
   const qualityLimit = Number(values["quality-limit"] ?? 400);
   const step = Math.max(1, Math.floor(leaves.length / qualityLimit));

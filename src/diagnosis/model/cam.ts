@@ -6,7 +6,7 @@ import type { Detection } from "../types.js";
  * leaves, at 0.7 they close on the symptomatic part (checked by eye on test photos).
  */
 export const CAM_THRESHOLD = 0.7;
-/** Components smaller than this share of the crop (~ a third of one cell of an 8×8 map) are upsampling noise. */
+/** Components smaller than this share of the crop (~ 40 % of one cell of the 9×9 map) are upsampling noise. */
 const MIN_AREA_SHARE = 0.005;
 const MAX_BOXES_PER_CLASS = 3;
 
