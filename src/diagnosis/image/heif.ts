@@ -29,7 +29,7 @@ const CHANNEL_INTERLEAVED = 10;
  *
  * Phones store a small HEVC thumbnail beside the 12 MP primary image (an iPhone's is 320×240). When one is big
  * enough for the analysis (see THUMBNAIL_MIN_SHORT_SIDE) it is decoded instead: the same answer for about 1 % of
- * the HEVC work (tens of milliseconds instead of ~1.6 s in WebAssembly). The pixel limit is still checked on the
+ * the HEVC work (tens of milliseconds instead of about 2 s in WebAssembly). The pixel limit is still checked on the
  * primary image, and `originalWidth`/`originalHeight` stay the primary's.
  */
 export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
