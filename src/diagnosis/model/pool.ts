@@ -17,8 +17,9 @@ export interface InferencePool {
 
 export interface PoolOptions {
   modelPath: string | null;
+  /** Inference threads (HEIC decoding has one more of its own). */
   threads: number;
-  /** Tasks that may wait for a thread; threads × 32 by default. */
+  /** Tasks that may wait in each queue (inference, HEIC decoding); threads × 32 by default. */
   maxQueue?: number;
 }
 
@@ -44,37 +45,44 @@ function isQueueFull(error: unknown): boolean {
 }
 
 export function createPool(options: PoolOptions): InferencePool {
-  const workerData: WorkerData = { modelPath: options.modelPath };
-  const piscina = new Piscina({
-    filename: workerUrl.href,
-    // The worker has named exports only; piscina loads a worker's default task on start-up, so name one.
-    name: "infer",
-    minThreads: options.threads,
-    maxThreads: options.threads,
-    // A bounded queue: past it, callers are told to come back later instead of piling up memory and latency.
-    maxQueue: options.maxQueue ?? options.threads * 32,
-    idleTimeout: Number.POSITIVE_INFINITY,
-    execArgv: workerExecArgv(),
-    workerData,
-  });
-  async function run(task: object, name: "infer" | "decodeHeif"): Promise<unknown> {
+  const maxQueue = options.maxQueue ?? options.threads * 32;
+  const start = (name: "infer" | "decodeHeif", threads: number, workerData: WorkerData) =>
+    new Piscina({
+      filename: workerUrl.href,
+      // The worker has named exports only; piscina loads a worker's default task on start-up, so name one.
+      name,
+      minThreads: threads,
+      maxThreads: threads,
+      // A bounded queue: past it, callers are told to come back later instead of piling up memory and latency.
+      maxQueue,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      execArgv: workerExecArgv(),
+      workerData,
+    });
+  const inference = start("infer", options.threads, { modelPath: options.modelPath });
+  // HEIC decoding has a thread of its own: a HEIC without a thumbnail takes about two seconds of WebAssembly, and
+  // on the inference threads every photo queued behind it would wait as long. Its worker never loads the model.
+  const decoding = start("decodeHeif", 1, { modelPath: null });
+  async function run(pool: Piscina, task: object, name: "infer" | "decodeHeif"): Promise<unknown> {
     try {
-      return await piscina.run(task, { name });
+      return await pool.run(task, { name });
     } catch (error) {
       if (isQueueFull(error)) throw new BusyError(BUSY_RETRY_SECONDS);
       throw error;
     }
   }
   return {
-    infer: (tensor, size) => run({ tensor, size }, "infer") as Promise<ModelOutput>,
+    infer: (tensor, size) => run(inference, { tensor, size }, "infer") as Promise<ModelOutput>,
     async decodeHeif(bytes) {
-      const reply = (await run({ bytes }, "decodeHeif")) as RgbaImage | ImageErrorReply;
+      const reply = (await run(decoding, { bytes }, "decodeHeif")) as RgbaImage | ImageErrorReply;
       if ("imageError" in reply) {
         const { message, code, cause } = reply.imageError;
         throw new ImageError(message, code, cause === undefined ? undefined : { cause: new Error(cause) });
       }
       return reply;
     },
-    close: () => piscina.destroy(),
+    close: async () => {
+      await Promise.all([inference.destroy(), decoding.destroy()]);
+    },
   };
 }
