@@ -96,7 +96,7 @@ export function formatCoreBench(result: CoreBenchResult): string {
         `| ${r.image} | ${(r.bytes / 1e6).toFixed(1)} MB | ${ms(r.decode)} | ${ms(r.preprocess)} | ${ms(r.inference)} | ${ms(r.total)} |`,
     ),
     "",
-    `Milliseconds, p50 / p95, one worker thread. Peak RSS ${result.peakRssMiB.toFixed(0)} MiB.` +
+    `Milliseconds, p50 / p95, one inference thread (HEIC decoding on a thread of its own). Peak RSS ${result.peakRssMiB.toFixed(0)} MiB.` +
       (result.modelLoaded ? "" : " NO MODEL LOADED: inference not measured."),
     ...result.skipped.map((s) => `Skipped: ${s}`),
   ];
