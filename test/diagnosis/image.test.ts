@@ -2,7 +2,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { ImageError } from "../../src/diagnosis/diagnoser.js";
 import { decodeImage } from "../../src/diagnosis/image/decode.js";
-import { decodeHeif, pickThumbnail } from "../../src/diagnosis/image/heif.js";
+import { decodeHeif, pickThumbnail, rotateRgba } from "../../src/diagnosis/image/heif.js";
 import { WORKING_SHORT_SIDE } from "../../src/diagnosis/image/limits.js";
 import { qualityIssue } from "../../src/diagnosis/image/quality.js";
 import { sniffFormat } from "../../src/diagnosis/image/sniff.js";
@@ -201,29 +201,44 @@ describe.skipIf(SKIP_HEIC)("HEIC thumbnails", () => {
     expect([pixels.width, pixels.height]).toEqual([800, 600]);
   });
 
-  it("uses the thumbnail only when it is rotated as the photo is", async () => {
-    const big = await toHeic(
-      await sharp(await redLeftBlueRight())
-        .resize(1000, 500)
-        .jpeg()
-        .toBuffer(),
-      {
-        thumbnail: 500,
-      },
-    );
-    for (const [items, decoded] of [
-      ["all", "thumbnail"],
-      ["primary", "primary"],
+  it("turns the thumbnail as the photo when only the photo carries the rotation, as phones write it", async () => {
+    const landscape = await sharp(await redLeftBlueRight())
+      .resize(1000, 500)
+      .jpeg()
+      .toBuffer();
+    const stored = await toHeic(landscape, { thumbnail: 500 });
+    // irot 3 (270° anticlockwise) is the iPhone's portrait photo: red ends on top; irot 1 puts blue on top.
+    for (const [quarterTurns, top, bottom] of [
+      [3, "red", "blue"],
+      [1, "blue", "red"],
     ] as const) {
-      const pixels = await decodeHeif(withRotation(big, 3, items));
-      expect(pixels.decoded, items).toBe(decoded);
-      expect([pixels.originalWidth, pixels.originalHeight]).toEqual([500, 1000]);
-      const image = await decodeImage(withRotation(big, 3, items));
-      expect(colourAt(image, Math.floor(image.width / 2), Math.floor(image.height * 0.1)), items).toBe("red");
-      expect(colourAt(image, Math.floor(image.width / 2), Math.floor(image.height * 0.9)), items).toBe(
-        "blue",
-      );
+      for (const items of ["all", "primary"] as const) {
+        const rotated = withRotation(stored, quarterTurns, items);
+        const pixels = await decodeHeif(rotated);
+        expect(pixels.decoded, items).toBe("thumbnail");
+        expect([pixels.width, pixels.height]).toEqual([250, 500]);
+        expect([pixels.originalWidth, pixels.originalHeight]).toEqual([500, 1000]);
+        const image = await decodeImage(rotated);
+        const centre = Math.floor(image.width / 2);
+        expect(colourAt(image, centre, Math.floor(image.height * 0.1)), `${quarterTurns} ${items}`).toBe(top);
+        expect(colourAt(image, centre, Math.floor(image.height * 0.9)), `${quarterTurns} ${items}`).toBe(
+          bottom,
+        );
+      }
     }
+  });
+
+  it("turns pixels anticlockwise by quarter turns", () => {
+    // 3×2, pixel values 0..5 row by row (in the red channel).
+    const image = { data: new Uint8Array(24), width: 3, height: 2 };
+    for (let i = 0; i < 6; i++) image.data[i * 4] = i;
+    const reds = (turned: { data: Uint8Array }) => Array.from({ length: 6 }, (_, i) => turned.data[i * 4]);
+    const quarter = rotateRgba(image, 90);
+    expect([quarter.width, quarter.height]).toEqual([2, 3]);
+    expect(reds(quarter)).toEqual([2, 5, 1, 4, 0, 3]);
+    expect(reds(rotateRgba(image, 180))).toEqual([5, 4, 3, 2, 1, 0]);
+    expect(reds(rotateRgba(image, 270))).toEqual([3, 0, 4, 1, 5, 2]);
+    expect(rotateRgba(image, 360)).toBe(image);
   });
 
   it("picks the smallest thumbnail that is big enough and shaped like the photo", () => {

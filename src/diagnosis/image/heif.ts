@@ -31,6 +31,11 @@ const CHANNEL_INTERLEAVED = 10;
  * enough for the analysis (see THUMBNAIL_MIN_SHORT_SIDE) it is decoded instead: the same answer for about 1 % of
  * the HEVC work (tens of milliseconds instead of about 2 s in WebAssembly). The pixel limit is still checked on the
  * primary image, and `originalWidth`/`originalHeight` stay the primary's.
+ *
+ * Phones write the rotation of a photo taken upright (`irot`) on the primary image only and store the thumbnail
+ * as the sensor saw it (libheif issue 548: "any iPhone image that is of vertical orientation"). A thumbnail with
+ * no transformation of its own is therefore turned as the primary image is, when rotations are all the primary
+ * has; with a mirror or crop on the primary, only a thumbnail already of the primary's shape is used.
  */
 export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
   await libheif.ready;
@@ -57,13 +62,13 @@ export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
     if (original.width * original.height > MAX_INPUT_PIXELS) {
       throw new ImageError(tooManyPixelsMessage(original.width, original.height), "too_many_pixels");
     }
-    const thumbnail = usableThumbnail(heap, primary, original);
+    const thumbnail = usableThumbnail(heap, context, primary, original);
     const image = heap.own(
       heap.pointer(
         (error, out) =>
           libheif._heif_decode_image(
             error,
-            thumbnail ?? primary,
+            thumbnail?.handle ?? primary,
             out,
             COLORSPACE_RGB,
             CHROMA_INTERLEAVED_RGBA,
@@ -73,8 +78,9 @@ export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
       ),
       libheif._heif_image_release,
     );
+    const pixels = copyPixels(heap, image);
     return {
-      ...copyPixels(heap, image),
+      ...(thumbnail?.turn ? rotateRgba(pixels, thumbnail.turn) : pixels),
       originalWidth: original.width,
       originalHeight: original.height,
       decoded: thumbnail === null ? "primary" : "thumbnail",
@@ -84,10 +90,20 @@ export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
   }
 }
 
-/** The thumbnail to decode instead of the primary image, or null when none will do. */
-function usableThumbnail(heap: HeapScope, primary: number, original: Size): number | null {
+/**
+ * The thumbnail to decode instead of the primary image, with the quarter turns (anticlockwise, degrees) to give
+ * it after decoding, or null when none will do.
+ */
+function usableThumbnail(
+  heap: HeapScope,
+  context: number,
+  primary: number,
+  original: Size,
+): { handle: number; turn: number } | null {
   const count = libheif._heif_image_handle_get_number_of_thumbnails(primary);
   if (count === 0) return null;
+  const primaryTransforms = transformations(heap, context, primary);
+  const inherited = primaryTransforms.onlyRotations ? primaryTransforms.rotationCcw : 0;
   const ids = heap.alloc(4 * count);
   const listed = libheif._heif_image_handle_get_list_of_thumbnail_IDs(primary, ids, count);
   const thumbnails = Array.from({ length: listed }, (_, i) => {
@@ -99,9 +115,62 @@ function usableThumbnail(heap: HeapScope, primary: number, original: Size): numb
       ),
       libheif._heif_image_handle_release,
     );
-    return { handle, ...handleSize(handle) };
+    const turn = transformations(heap, context, handle).count === 0 ? inherited : 0;
+    const { width, height } = handleSize(handle);
+    return turn % 180 === 0
+      ? { handle, turn, width, height }
+      : { handle, turn, width: height, height: width };
   });
-  return pickThumbnail(original, thumbnails)?.handle ?? null;
+  return pickThumbnail(original, thumbnails);
+}
+
+// heif_item_property_type of a rotation: the fourcc 'irot'.
+const PROPERTY_IROT = 0x69726f74;
+const MAX_TRANSFORMATIONS = 8;
+
+/** An image item's transformative properties (irot, imir, clap), which libheif applies when it decodes the item. */
+function transformations(
+  heap: HeapScope,
+  context: number,
+  handle: number,
+): { count: number; onlyRotations: boolean; rotationCcw: number } {
+  const item = libheif._heif_image_handle_get_item_id(handle);
+  const ids = heap.alloc(4 * MAX_TRANSFORMATIONS);
+  const count = libheif._heif_item_get_transformation_properties(context, item, ids, MAX_TRANSFORMATIONS);
+  let rotationCcw = 0;
+  let onlyRotations = true;
+  for (let i = 0; i < count; i++) {
+    const property = libheif.HEAPU32[(ids >> 2) + i]!;
+    if (libheif._heif_item_get_property_type(context, item, property) === PROPERTY_IROT) {
+      rotationCcw =
+        (rotationCcw + libheif._heif_item_get_property_transform_rotation_ccw(context, item, property)) % 360;
+    } else {
+      onlyRotations = false;
+    }
+  }
+  return { count, onlyRotations, rotationCcw };
+}
+
+/** The image turned anticlockwise by `degrees` (a multiple of 90), as `irot` turns it. */
+export function rotateRgba(
+  image: { data: Uint8Array; width: number; height: number },
+  degrees: number,
+): { data: Uint8Array; width: number; height: number } {
+  const { data, width: w, height: h } = image;
+  const quarter = (((degrees / 90) % 4) + 4) % 4;
+  if (quarter === 0) return image;
+  const width = quarter === 2 ? w : h;
+  const height = quarter === 2 ? h : w;
+  const out = new Uint8Array(data.length);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      // Anticlockwise: the top-right corner comes to the top left.
+      const [tx, ty] =
+        quarter === 1 ? [y, w - 1 - x] : quarter === 2 ? [w - 1 - x, h - 1 - y] : [h - 1 - y, x];
+      out.set(data.subarray((y * w + x) * 4, (y * w + x) * 4 + 4), (ty * width + tx) * 4);
+    }
+  }
+  return { data: out, width, height };
 }
 
 /**

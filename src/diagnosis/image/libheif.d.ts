@@ -27,6 +27,10 @@ declare module "libheif-js/wasm-bundle" {
     _heif_image_handle_get_number_of_thumbnails(handle: Ptr): number;
     _heif_image_handle_get_list_of_thumbnail_IDs(handle: Ptr, ids: Ptr, count: number): number;
     _heif_image_handle_get_thumbnail(error: Ptr, handle: Ptr, id: number, handleOut: Ptr): void;
+    _heif_image_handle_get_item_id(handle: Ptr): number;
+    _heif_item_get_transformation_properties(context: Ptr, item: number, ids: Ptr, count: number): number;
+    _heif_item_get_property_type(context: Ptr, item: number, property: number): number;
+    _heif_item_get_property_transform_rotation_ccw(context: Ptr, item: number, property: number): number;
     _heif_decode_image(
       error: Ptr,
       handle: Ptr,
