@@ -8,7 +8,7 @@ import { qualityIssue } from "../../src/diagnosis/image/quality.js";
 import { sniffFormat } from "../../src/diagnosis/image/sniff.js";
 import { measure } from "../../src/diagnosis/image/stats.js";
 import { resizeTo } from "../../src/diagnosis/model/preprocess.js";
-import { withRotation } from "../api/support/heif-boxes.js";
+import { withRotation, withTransformation } from "../api/support/heif-boxes.js";
 import { SKIP_HEIC } from "../api/support/images.js";
 import { leafJpeg, pngBomb, toHeic } from "./fixtures.js";
 
@@ -225,6 +225,44 @@ describe.skipIf(SKIP_HEIC)("HEIC thumbnails", () => {
           bottom,
         );
       }
+    }
+  });
+
+  it("decodes the full image when the photo is mirrored and its thumbnail is not", async () => {
+    // Red top left, blue top right, grey below: any mirror moves the red corner.
+    const quadrants = await sharp({
+      create: { width: 1000, height: 500, channels: 3, background: "#808080" },
+    })
+      .composite([
+        {
+          input: { create: { width: 500, height: 250, channels: 3, background: "#ff0000" } },
+          left: 0,
+          top: 0,
+        },
+        {
+          input: { create: { width: 500, height: 250, channels: 3, background: "#0000ff" } },
+          left: 500,
+          top: 0,
+        },
+      ])
+      .jpeg()
+      .toBuffer();
+    const stored = await toHeic(quadrants, { thumbnail: 500 });
+    const corners = async (bytes: Buffer) => {
+      const image = await decodeImage(bytes);
+      const at = (fx: number, fy: number) =>
+        colourAt(image, Math.floor(image.width * fx), Math.floor(image.height * fy));
+      return [at(0.1, 0.1), at(0.9, 0.1), at(0.1, 0.9), at(0.9, 0.9)].join(" ");
+    };
+    expect(await corners(stored)).toBe("red blue other other");
+    for (const axis of [0, 1]) {
+      const onPrimary = withTransformation(stored, "imir", axis, "primary");
+      const onBoth = withTransformation(stored, "imir", axis, "all");
+      expect((await decodeHeif(onPrimary)).decoded, `axis ${axis}`).toBe("primary");
+      expect((await decodeHeif(onBoth)).decoded, `axis ${axis}`).toBe("thumbnail");
+      const mirrored = await corners(onPrimary);
+      expect(mirrored, `axis ${axis}`).not.toBe("red blue other other");
+      expect(await corners(onBoth), `axis ${axis}`).toBe(mirrored);
     }
   });
 

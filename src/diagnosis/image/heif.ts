@@ -35,7 +35,7 @@ const CHANNEL_INTERLEAVED = 10;
  * Phones write the rotation of a photo taken upright (`irot`) on the primary image only and store the thumbnail
  * as the sensor saw it (libheif issue 548: "any iPhone image that is of vertical orientation"). A thumbnail with
  * no transformation of its own is therefore turned as the primary image is, when rotations are all the primary
- * has; with a mirror or crop on the primary, only a thumbnail already of the primary's shape is used.
+ * has; with a mirror or crop on the primary, only a thumbnail with transformations of its own is used.
  */
 export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
   await libheif.ready;
@@ -103,7 +103,6 @@ function usableThumbnail(
   const count = libheif._heif_image_handle_get_number_of_thumbnails(primary);
   if (count === 0) return null;
   const primaryTransforms = transformations(heap, context, primary);
-  const inherited = primaryTransforms.onlyRotations ? primaryTransforms.rotationCcw : 0;
   const ids = heap.alloc(4 * count);
   const listed = libheif._heif_image_handle_get_list_of_thumbnail_IDs(primary, ids, count);
   const thumbnails = Array.from({ length: listed }, (_, i) => {
@@ -115,13 +114,17 @@ function usableThumbnail(
       ),
       libheif._heif_image_handle_release,
     );
-    const turn = transformations(heap, context, handle).count === 0 ? inherited : 0;
+    const own = transformations(heap, context, handle).count > 0;
+    const turn = own ? 0 : primaryTransforms.rotationCcw;
     const { width, height } = handleSize(handle);
-    return turn % 180 === 0
-      ? { handle, turn, width, height }
-      : { handle, turn, width: height, height: width };
+    const shape = turn % 180 === 0 ? { width, height } : { width: height, height: width };
+    // A mirror or crop on the primary image is not redone here: such a thumbnail would show another picture.
+    return { handle, turn, ...shape, usable: own || primaryTransforms.onlyRotations };
   });
-  return pickThumbnail(original, thumbnails);
+  return pickThumbnail(
+    original,
+    thumbnails.filter((t) => t.usable),
+  );
 }
 
 // heif_item_property_type of a rotation: the fourcc 'irot'.

@@ -68,15 +68,28 @@ export function withClaimedSize(heic: Buffer, width: number, height: number): Bu
 
 /**
  * The same file with an `irot` property: `quarterTurns` × 90° anti-clockwise, applied by readers when they display
- * the image (as a phone records a photo taken sideways). `items: "all"` rotates the thumbnail too, as phones
- * write it; `"primary"` leaves the thumbnail as stored. The box goes at the end of `ipco` and its association at
- * the end of each rotated item's `ipma` entry; every enclosing box grows, and `iloc`'s file offsets into the data
- * after `meta` move by as much.
+ * the image (as a phone records a photo taken sideways). `items: "all"` rotates the thumbnail too; `"primary"`
+ * leaves the thumbnail as stored, as phones write it.
  */
 export function withRotation(
   heic: Buffer,
   quarterTurns: 1 | 2 | 3,
   items: "primary" | "all" = "primary",
+): Buffer {
+  return withTransformation(heic, "irot", quarterTurns, items);
+}
+
+/**
+ * The same file with one transformative property of one byte (`irot`: quarter turns anticlockwise; `imir`: 0
+ * mirrors about a vertical axis, 1 about a horizontal one) on the primary image or on every image item. The box goes
+ * at the end of `ipco` and its association at the end of each chosen item's `ipma` entry; every enclosing box
+ * grows, and `iloc`'s file offsets into the data after `meta` move by as much.
+ */
+export function withTransformation(
+  heic: Buffer,
+  type: "irot" | "imir",
+  value: number,
+  items: "primary" | "all",
 ): Buffer {
   const file = Buffer.from(heic);
   const { meta, iprp, ipco, ipma, iloc, pitm } = layout(file);
@@ -106,20 +119,20 @@ export function withRotation(
   }
   if (insertAt.length === 0) throw new Error(`no 'ipma' entry for the primary item ${primary}`);
 
-  const irot = Buffer.from([0, 0, 0, 9, ...Buffer.from("irot", "latin1"), quarterTurns]);
+  const property = Buffer.from([0, 0, 0, 9, ...Buffer.from(type, "latin1"), value]);
   const ipmaGrowth = insertAt.length * association.length;
-  const grow = irot.length + ipmaGrowth;
+  const grow = property.length + ipmaGrowth;
   shiftFileOffsets(file, iloc, meta.start + meta.size, grow);
   for (const [box, by] of [
     [meta, grow],
     [iprp, grow],
-    [ipco, irot.length],
+    [ipco, property.length],
     [ipma, ipmaGrowth],
   ] as const) {
     file.writeUInt32BE(box.size + by, box.start);
   }
   const ipcoEnd = ipco.start + ipco.size;
-  const parts = [file.subarray(0, ipcoEnd), irot];
+  const parts = [file.subarray(0, ipcoEnd), property];
   let from = ipcoEnd;
   for (const position of insertAt) {
     parts.push(file.subarray(from, position), association);
