@@ -120,9 +120,11 @@ class FlipAverage(nn.Module):
 
 
 class ExportWrapper(nn.Module):
-    def __init__(self, net):
+    """The served module (a FlipAverage) with a forward that torch.onnx.export can trace: both outputs, always."""
+
+    def __init__(self, served):
         super().__init__()
-        self.net = FlipAverage(net)
+        self.net = served
 
     def forward(self, input):
         logits, cam = self.net(input, with_cam=True)

@@ -40,7 +40,7 @@ classes = ck['classes']
 assert classes[-1] == 'non_plant' and classes[:-1] == sorted(classes[:-1]) and len(classes) == 26
 NP = len(classes) - 1
 onnx_path = os.path.join(C.MODELS, 'disease-classifier.onnx')
-wrap = C.ExportWrapper(net).eval()
+wrap = C.ExportWrapper(served).eval()
 dummy = torch.zeros(2, 3, C.SIZE, C.SIZE)
 torch.onnx.export(wrap, dummy, onnx_path, opset_version=17, input_names=['input'], output_names=['logits', 'cam'],
                   dynamic_axes={'input': {0: 'N'}, 'logits': {0: 'N'}, 'cam': {0: 'N'}}, do_constant_folding=True)
