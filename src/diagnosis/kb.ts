@@ -1,6 +1,6 @@
 import { getEntry } from "./knowledge/entries.js";
 import { createI18n } from "./knowledge/i18n.js";
-import { describe, treatment } from "./knowledge/lookup.js";
+import { describe, nameOf, treatment } from "./knowledge/lookup.js";
 import { note } from "./knowledge/notes.js";
 import { presence, resolveRegion } from "./knowledge/regions.js";
 import type { DetailLevel, Diagnosis, Language, Treatment } from "./types.js";
@@ -22,6 +22,8 @@ export interface Region {
  */
 export interface Knowledge {
   describe(classId: string, language: Language, level: DetailLevel): Omit<Diagnosis, "confidence">;
+  /** Any class's common name, healthy ones included. */
+  name(classId: string, language: Language): string;
   treatment(classIds: string[], language: Language, level: DetailLevel): Treatment;
   note(request: NoteRequest, language: Language, level: DetailLevel): string;
   isHealthy(classId: string): boolean;
@@ -35,6 +37,7 @@ export async function createKnowledge(): Promise<Knowledge> {
   const i18n = await createI18n();
   return {
     describe: (classId, language, level) => describe(classId, language, level, i18n),
+    name: (classId, language) => nameOf(classId, language, i18n),
     treatment: (classIds, language, level) => treatment(classIds, language, level, i18n),
     note: (request, language, level) => note(request.key, language, level, request.params ?? {}, i18n),
     isHealthy: (classId) => getEntry(classId)?.healthy ?? false,

@@ -71,7 +71,9 @@ export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
     image_analysis: { is_plant: a.isPlant, quality_issue: a.qualityIssue, detected_crop: null },
     is_plant: a.isPlant,
     crop_health: "unknown",
+    outcome: "no_model",
     diagnoses: [],
+    candidates: [],
     treatment: noTreatment(),
     detections: includeBbox ? [] : null,
     additional_notes: null,
@@ -82,6 +84,7 @@ export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
     notes.push({ key: "no_model" });
     result.error = { ...MODEL_UNAVAILABLE };
   } else if (!a.isPlant) {
+    result.outcome = "not_plant";
     notes.unshift({ key: "not_plant" });
   } else {
     result.image_analysis.detected_crop = detectedCrop(a.model);
@@ -89,9 +92,16 @@ export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
     notes.push(...narrowingNotes);
     const ranked = [...probabilities].sort((x, y) => y[1] - x[1]);
     const [topId, topP] = ranked[0] ?? ["", 0];
+    result.candidates = ranked.slice(0, MAX_DIAGNOSES).map(([id, p]) => ({
+      id,
+      name: kb.name(id, language),
+      confidence: round3(p),
+    }));
     if (topP < a.model.unsureThreshold) {
+      result.outcome = "unsure";
       notes.unshift({ key: "unsure", params: { confidence: String(Math.round(topP * 100)) } });
     } else if (kb.isHealthy(topId)) {
+      result.outcome = "healthy";
       result.crop_health = "healthy";
       result.treatment = kb.treatment([topId], language, detailLevel);
       // The crop's own reassurance first ("Your tomato plant looks healthy…"), then what a photo cannot show.
@@ -100,6 +110,7 @@ export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
       const named = ranked
         .filter(([id, p], i) => i === 0 || (p >= SECONDARY_DIAGNOSIS_FLOOR && !kb.isHealthy(id)))
         .slice(0, MAX_DIAGNOSES);
+      result.outcome = "diagnosed";
       result.crop_health = "unhealthy";
       result.diagnoses = named.map(
         ([id, p]): Diagnosis => ({ ...kb.describe(id, language, detailLevel), confidence: round3(p) }),

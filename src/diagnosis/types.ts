@@ -27,6 +27,22 @@ export type QualityIssue = (typeof QUALITY_ISSUES)[number];
 export const CROPS = ["bean", "maize", "pepper", "potato", "rice", "tomato"] as const;
 export type Crop = (typeof CROPS)[number];
 
+/**
+ * What the service concluded, as one key a client can switch on (an addition to the spec's fields):
+ * `diagnosed` a disease is named; `healthy`; `unsure` the model's best reading is too weak to name (see
+ * `candidates`); `crop_not_supported` a plant, but not one of the crops the model covers; `not_plant`;
+ * `no_model` no disease model is loaded.
+ */
+export const OUTCOMES = [
+  "diagnosed",
+  "healthy",
+  "unsure",
+  "crop_not_supported",
+  "not_plant",
+  "no_model",
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
 /** What a caller knows about the photo besides its bytes (the optional form fields of the spec). */
 export interface DiagnosisContext {
   cropType?: string;
@@ -67,6 +83,13 @@ export interface Treatment {
   urgency: Urgency | null;
 }
 
+/** One of the model's readings, named whether or not it was strong enough to be a diagnosis. */
+export interface Candidate {
+  id: string;
+  name: string;
+  confidence: number;
+}
+
 export interface Detection {
   name: string;
   bbox: [number, number, number, number];
@@ -79,7 +102,14 @@ export interface DiagnosisResult {
   /** Mirror of image_analysis.is_plant for clients of the spec's other layout (design.md). */
   is_plant: boolean;
   crop_health: CropHealth;
+  outcome: Outcome;
   diagnoses: Diagnosis[];
+  /**
+   * The model's best readings (up to three, calibrated, after narrowing by crop and region), also when it is
+   * unsure: officers and farmer-facing texts ("possibly ...") may use them; only `diagnoses` are diagnoses.
+   * Empty when the model gave no reading of a covered crop (not a plant, crop not supported, no model).
+   */
+  candidates: Candidate[];
   treatment: Treatment;
   detections: Detection[] | null;
   additional_notes: string | null;

@@ -42,6 +42,15 @@ export const exampleDetection: Detection = {
   confidence: 0.78,
 };
 
+export const exampleCandidate = { id: "tomato__early_blight", name: "Tomato early blight", confidence: 0.41 };
+
+/** What an unsure answer lists: the best guesses, none strong enough to be a diagnosis. */
+export const exampleUnsureCandidates = [
+  exampleCandidate,
+  { id: "tomato__septoria_leaf_spot", name: "Tomato septoria leaf spot", confidence: 0.27 },
+  { id: "tomato__late_blight", name: "Tomato late blight", confidence: 0.12 },
+];
+
 export const exampleNote =
   'The region "Atlantis" was not recognised, so the result was not adjusted to local diseases. Use a country ' +
   "name or code, for example Kenya or KE.";
@@ -57,7 +66,11 @@ export const exampleResult: DiagnosisResult = {
   image_analysis: { is_plant: true, quality_issue: null, detected_crop: "tomato" },
   is_plant: true,
   crop_health: "unhealthy",
+  outcome: "diagnosed",
   diagnoses: [exampleDiagnosis],
+  candidates: [
+    { id: exampleDiagnosis.id, name: exampleDiagnosis.name, confidence: exampleDiagnosis.confidence },
+  ],
   treatment: exampleTreatment,
   detections: null,
   additional_notes: null,

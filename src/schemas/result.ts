@@ -1,13 +1,15 @@
 import { Type } from "@sinclair/typebox";
-import { CATEGORIES, CROP_HEALTH, CROPS, QUALITY_ISSUES, URGENCIES } from "../diagnosis/types.js";
+import { CATEGORIES, CROP_HEALTH, CROPS, OUTCOMES, QUALITY_ISSUES, URGENCIES } from "../diagnosis/types.js";
 import {
   EXAMPLE_REQUEST_ID,
+  exampleCandidate,
   exampleDetection,
   exampleDiagnosis,
   exampleModelError,
   exampleNote,
   exampleResult,
   exampleTreatment,
+  exampleUnsureCandidates,
 } from "./examples.js";
 import { Nullable, StringEnum } from "./helpers.js";
 
@@ -66,6 +68,15 @@ const Treatment = Type.Object(
   { examples: [exampleTreatment] },
 );
 
+const Candidate = Type.Object(
+  {
+    id: Type.String({ description: "Stable class id", examples: [exampleCandidate.id] }),
+    name: Type.String({ description: "Common name, translated", examples: [exampleCandidate.name] }),
+    confidence: Confidence(exampleCandidate.confidence),
+  },
+  { examples: [exampleCandidate] },
+);
+
 const Detection = Type.Object(
   {
     name: Type.String({ description: "Issue id, lower snake case", examples: [exampleDetection.name] }),
@@ -97,9 +108,24 @@ export const DiagnosisResult = Type.Object(
         "`unhealthy` when a disease is found; `unknown` when the image is not a usable plant photo.",
       examples: [exampleResult.crop_health],
     }),
+    outcome: StringEnum(OUTCOMES, {
+      description:
+        "What the service concluded, one key to switch on: `diagnosed` (a disease is named), `healthy`, " +
+        "`unsure` (the best reading is too weak to name: see `candidates`), `crop_not_supported` (a plant, " +
+        "but not a crop the model covers), `not_plant`, `no_model` (no disease model is loaded).",
+      examples: [exampleResult.outcome],
+    }),
     diagnoses: Type.Array(Diagnosis, {
-      description: "Most likely first",
+      description: "Most likely first. Empty unless `outcome` is `diagnosed`.",
       examples: [exampleResult.diagnoses],
+    }),
+    candidates: Type.Array(Candidate, {
+      maxItems: 3,
+      description:
+        "The model's best readings, most likely first (calibrated, after narrowing by crop and region), also " +
+        "when it is unsure. Not diagnoses: an unsure result has none, but its best guess is here. Empty " +
+        "when there is no reading of a covered crop.",
+      examples: [exampleUnsureCandidates],
     }),
     treatment: Treatment,
     detections: Nullable(Type.Array(Detection), {

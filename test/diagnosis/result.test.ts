@@ -88,6 +88,30 @@ describe("result assembly (the rules between the model's probabilities and the a
       kb.note({ key: "unsure", params: { confidence: "45" } }, "en", "standard"),
     );
     expect(result.image_analysis.detected_crop).toBe("bean");
+    expect(result.outcome).toBe("unsure");
+    // The best guesses stay readable, most likely first, with their names and calibrated confidences.
+    expect(result.candidates).toEqual([
+      { id: "bean__rust", name: kb.name("bean__rust", "en"), confidence: 0.45 },
+      { id: "bean__angular_leaf_spot", name: kb.name("bean__angular_leaf_spot", "en"), confidence: 0.4 },
+      { id: "bean__healthy", name: kb.name("bean__healthy", "en"), confidence: 0.15 },
+    ]);
+  });
+
+  it("keys every answer with its outcome, and lists candidates only where the model read a plant", () => {
+    const diseased = assess(
+      verdict({ tomato__late_blight: 0.7, tomato__early_blight: 0.2, tomato__healthy: 0.1 }),
+    );
+    expect(diseased.outcome).toBe("diagnosed");
+    expect(diseased.candidates.map((c) => c.id)).toEqual([
+      "tomato__late_blight",
+      "tomato__early_blight",
+      "tomato__healthy",
+    ]);
+    expect(assess(verdict({ maize__healthy: 0.8, maize__common_rust: 0.2 })).outcome).toBe("healthy");
+    const notPlant = assess(verdict({ tomato__late_blight: 1 }), {}, false);
+    expect([notPlant.outcome, notPlant.candidates]).toEqual(["not_plant", []]);
+    const noModel = assess(null);
+    expect([noModel.outcome, noModel.candidates]).toEqual(["no_model", []]);
   });
 
   it("answers a non-plant with no diagnosis", () => {

@@ -18,6 +18,12 @@ export const TREATMENT_KEYS = [
   "prevention",
 ] as const;
 
+/** The translated common name of any class, healthy ones included ("Healthy tomato"). */
+export function nameOf(classId: string, language: Language, i18n: i18n): string {
+  requireEntry(classId);
+  return textOf(i18n, DISEASES_NS, `${classId}.name`, language);
+}
+
 /** A diagnosis of one class, translated, without the confidence (the model's business, not the texts'). */
 export function describe(
   classId: string,
@@ -34,7 +40,7 @@ export function describe(
     id: classId,
     scientific_name: entry.scientific_name,
     eppo_code: entry.eppo_code,
-    name: textOf(i18n, DISEASES_NS, `${classId}.name`, language),
+    name: nameOf(classId, language, i18n),
     category: entry.category,
     urgency: entry.urgency,
     description: textOf(i18n, DISEASES_NS, `${classId}.${level}.description`, language),

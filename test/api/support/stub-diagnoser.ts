@@ -30,6 +30,8 @@ export function cannedResult(requestId: string, includeBbox: boolean): Diagnosis
     image_analysis: { is_plant: true, quality_issue: null, detected_crop: "tomato" },
     is_plant: true,
     crop_health: "unhealthy",
+    outcome: "diagnosed",
+    candidates: [{ id: "tomato__late_blight", name: "Late blight", confidence: 0.91 }],
     diagnoses: [
       {
         id: "tomato__late_blight",

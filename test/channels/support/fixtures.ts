@@ -7,6 +7,8 @@ export function resultFixture(overrides: Partial<DiagnosisResult> = {}): Diagnos
     image_analysis: { is_plant: true, quality_issue: null, detected_crop: "tomato" },
     is_plant: true,
     crop_health: "unhealthy",
+    outcome: "diagnosed",
+    candidates: [{ id: "tomato__late_blight", name: "Late blight", confidence: 0.874 }],
     diagnoses: [
       {
         id: "tomato__late_blight",
