@@ -10,7 +10,9 @@ import Fastify, {
 import type { Redis } from "ioredis";
 import type { Config } from "./config.js";
 import type { Diagnoser } from "./diagnosis/diagnoser.js";
+import { HEADERS_TIMEOUT_MAX_MS, TIMEOUT_CHECK_INTERVAL_MS } from "./limits.js";
 import apiKey from "./plugins/api-key.js";
+import clientErrors, { clientErrorHandler } from "./plugins/client-errors.js";
 import docs from "./plugins/docs.js";
 import errorHandler from "./plugins/error-handler.js";
 import multipart from "./plugins/multipart.js";
@@ -39,8 +41,16 @@ export interface AppOptions {
 }
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}) {
+  const { requestTimeoutMs, idleTimeoutMs } = deps.config.limits;
   const app = Fastify({
     ...(options.logger === false ? { logger: false } : { loggerInstance: options.logger }),
+    // A slow or silent client cannot hold a connection (and the memory of a half-read upload) for long.
+    requestTimeout: requestTimeoutMs,
+    connectionTimeout: idleTimeoutMs,
+    http: {
+      headersTimeout: Math.min(requestTimeoutMs, HEADERS_TIMEOUT_MAX_MS),
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
     trustProxy: trustProxy(deps.config.trustProxy),
     genReqId: () => crypto.randomUUID(),
     logController: new LogController({ requestIdLogLabel: "request_id" }),
@@ -50,11 +60,17 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}) {
     frameworkErrors: (error, request, reply: FastifyReply) => {
       void answerFrameworkError(app, error, request, reply);
     },
+    // Node's own HTTP errors (malformed request, headers too large, timeouts) in the API's error shape.
+    clientErrorHandler: clientErrorHandler((): FastifyBaseLogger => app.log, {
+      requestTimeoutMs,
+      idleTimeoutMs,
+    }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Order matters: the error shape and request id first, then who the client is, then what it may spend.
   await app.register(errorHandler);
   await app.register(requestId);
+  await app.register(clientErrors, { requestTimeoutMs, idleTimeoutMs });
   await app.register(apiKey, { keys: deps.config.apiKeys });
   await app.register(rateLimit, {
     limits: deps.config.rateLimits,

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LIMITS, type Limit } from "./limits.js";
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -37,6 +38,8 @@ export interface Config {
   host: string;
   logLevel: string;
   redisUrl: string | undefined;
+  /** Put before every Redis key and BullMQ queue name, so deployments (and test runs) can share one Redis. */
+  redisPrefix: string;
   trustProxy: boolean | number | string[];
   publicBaseUrl: string | undefined;
   modelPath: string;
@@ -44,6 +47,8 @@ export interface Config {
   /** Per-IP requests per minute: diagnosis and health (spec section 8), and docs, assets and unknown paths. */
   rateLimits: { diagnosis: number; health: number; other: number };
   apiKeys: ApiKey[];
+  /** src/limits.ts: timeouts and upload capacity. */
+  limits: { [K in keyof typeof LIMITS]: number };
   twilio: TwilioConfig | undefined;
   telegram: TelegramConfig | undefined;
   africasTalking: AfricasTalkingConfig | undefined;
@@ -81,6 +86,10 @@ class Reader {
       return fallback;
     }
     return value;
+  }
+
+  limit(limit: Limit): number {
+    return this.int(limit.env, limit.default, limit.min, limit.max);
   }
 
   url(name: string, protocols: string[]): string | undefined {
@@ -170,6 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: parseHost(r.str("HOST"), r.problems),
     logLevel: r.str("LOG_LEVEL") ?? "info",
     redisUrl: r.url("REDIS_URL", ["redis:", "rediss:"]),
+    redisPrefix: r.str("REDIS_PREFIX") ?? "",
     trustProxy: parseTrustProxy(r.str("TRUST_PROXY"), r.problems),
     publicBaseUrl: r.url("PUBLIC_BASE_URL", ["http:", "https:"]),
     modelPath: path.resolve(ROOT_DIR, r.str("MODEL_PATH") ?? "models/disease-classifier.onnx"),
@@ -180,6 +190,12 @@ export function loadConfig(env: Env = process.env): Config {
       other: r.int("RATE_LIMIT_OTHER", 300, 1, 100_000),
     },
     apiKeys: parseApiKeys(r.str("API_KEYS"), r.problems),
+    limits: {
+      requestTimeoutMs: r.limit(LIMITS.requestTimeoutMs),
+      idleTimeoutMs: r.limit(LIMITS.idleTimeoutMs),
+      uploadsInFlight: r.limit(LIMITS.uploadsInFlight),
+      uploadsWaiting: r.limit(LIMITS.uploadsWaiting),
+    },
     twilio: r.group(["TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN"], ([accountSid, authToken]) => ({
       accountSid: accountSid!,
       authToken: authToken!,
@@ -206,6 +222,9 @@ export function loadConfig(env: Env = process.env): Config {
   };
   const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
   if (!levels.includes(config.logLevel)) r.problems.push(`LOG_LEVEL must be one of ${levels.join(", ")}`);
+  if (!/^[A-Za-z0-9_.:-]{0,64}$/.test(config.redisPrefix)) {
+    r.problems.push("REDIS_PREFIX may only hold A-Z, a-z, 0-9, _ . : and -, at most 64 characters");
+  }
   if (config.telegram && !/^[A-Za-z0-9_-]{1,256}$/.test(config.telegram.webhookSecret)) {
     r.problems.push(
       "TELEGRAM_WEBHOOK_SECRET may only hold A-Z, a-z, 0-9, _ and - (Telegram's rule), 1-256 characters",
@@ -222,4 +241,13 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+/**
+ * The Redis namespaces of one deployment: results and language memory, BullMQ's queue, the rate-limit
+ * counters. REDIS_PREFIX goes before each; without it they are the historical defaults.
+ */
+export function redisNamespaces(config: Pick<Config, "redisPrefix">) {
+  const p = config.redisPrefix;
+  return { keys: `${p}cd:`, queue: `${p}bull`, rateLimits: `${p}ratelimit` };
 }

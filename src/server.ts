@@ -5,7 +5,7 @@ import { anyChannelConfigured, deliverableChannels } from "../channels/core/enab
 import channelsPlugin from "../channels/core/plugin.js";
 import { createChannelQueue } from "../channels/core/queue.js";
 import { buildApp } from "./app.js";
-import { type Config, ConfigError, loadConfig } from "./config.js";
+import { type Config, ConfigError, loadConfig, redisNamespaces } from "./config.js";
 import { createDiagnoser } from "./diagnosis/diagnose.js";
 import { createLogger } from "./logger.js";
 import { createResultSink } from "./results/sink.js";
@@ -44,17 +44,25 @@ const diagnoser = await createDiagnoser({
 });
 // Every REST result is stored for USSD/SMS look-ups (in Redis, or in memory without it); with channels
 // configured, results whose user_data names a channel are also queued for delivery to the farmer.
-const store = createResultStore(redis);
-const queue = redis && anyChannelConfigured(config) ? createChannelQueue({ connection: redis }) : undefined;
+const namespaces = redisNamespaces(config);
+const store = createResultStore(redis, { prefix: namespaces.keys });
+const queue =
+  redis && anyChannelConfigured(config)
+    ? createChannelQueue({ connection: redis, prefix: namespaces.queue })
+    : undefined;
 const resultSink = createResultSink({
   store,
   enqueueDelivery: queue?.enqueueDelivery,
   deliverable: deliverableChannels(config),
   logger,
 });
-const app = await buildApp({ config, diagnoser, redis, resultSink }, { logger });
+const app = await buildApp(
+  { config, diagnoser, redis, resultSink },
+  { logger, rateLimitKeyPrefix: namespaces.rateLimits },
+);
 // The provider webhooks join the same server; the REST app itself (and its tests) knows no provider.
-if (redis && queue) await app.register(channelsPlugin, { config, redis, store, queue });
+if (redis && queue)
+  await app.register(channelsPlugin, { config, redis, store, queue, keyPrefix: namespaces.keys });
 
 // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (app.close), then release the model and
 // Redis. A second signal or 10 s without finishing exits at once.

@@ -1,6 +1,6 @@
 // `npm run jobs -- list | retry <id> | retry-all`: the failed channel jobs an operator looks at and replays.
 import { Redis } from "ioredis";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig, redisNamespaces } from "../../src/config.js";
 import { listFailed, retryAllFailed, retryFailed } from "./failed-jobs.js";
 import { createChannelQueue } from "./queue.js";
 
@@ -12,13 +12,14 @@ async function main(args: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const { redisUrl } = loadConfig();
+  const config = loadConfig();
+  const { redisUrl } = config;
   if (!redisUrl) {
     console.error("REDIS_URL is not set: channel jobs live in Redis");
     return 1;
   }
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  const { queue, close } = createChannelQueue({ connection: redis });
+  const { queue, close } = createChannelQueue({ connection: redis, prefix: redisNamespaces(config).queue });
   try {
     if (command === "list") {
       const failed = await listFailed(queue);

@@ -1,6 +1,6 @@
 // `npm run worker`: runs channel jobs (photos in, replies out), apart from the API so each scales alone.
 import { Redis } from "ioredis";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig, redisNamespaces } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { createLogger } from "../../src/logger.js";
@@ -36,17 +36,19 @@ const [diagnoser, kb] = await Promise.all([
   createKnowledge(),
 ]);
 const adapters = createAdapters(config, settings);
-const queue = createChannelQueue({ connection: redis });
+const namespaces = redisNamespaces(config);
+const queue = createChannelQueue({ connection: redis, prefix: namespaces.queue });
 const worker = createChannelWorker({
   connection: redis,
   queue: queue.queue,
+  prefix: namespaces.queue,
   lockDuration: settings.lockDurationMs,
   stalledInterval: settings.stalledIntervalMs,
   // A second job downloads or sends while the first holds the inference pool.
   concurrency: Math.max(2, config.inferenceThreads * 2),
   diagnoser,
-  store: createResultStore(redis),
-  languages: createLanguageMemory(redis),
+  store: createResultStore(redis, { prefix: namespaces.keys }),
+  languages: createLanguageMemory(redis, namespaces.keys),
   renderer: createRenderer(createTexts()),
   adapters,
   knowledge: simpleKnowledge(kb),

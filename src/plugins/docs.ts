@@ -11,6 +11,9 @@ export interface DocsOptions {
   serverUrl: string | undefined;
 }
 
+/** The terms the API is offered under; the project publishes no open licence for it. */
+const API_LICENSE = "Proprietary: use by agreement with the operator of this service";
+
 const DESCRIPTION = `Diagnoses crop diseases from one photo of a plant and returns a treatment plan.
 
 Send the photo as \`multipart/form-data\` to \`POST /diagnosis/\` (alias \`/diagnoses/\`). Only \`image\` is required.
@@ -89,7 +92,13 @@ const docs: FastifyPluginAsync<DocsOptions> = async (app, opts) => {
   await app.register(swagger, {
     openapi: {
       openapi: "3.0.3",
-      info: { title: "Crop Disease Diagnosis API", version: opts.version, description: DESCRIPTION },
+      info: {
+        title: "Crop Disease Diagnosis API",
+        version: opts.version,
+        description: DESCRIPTION,
+        // The terms live with the operator's documentation of the service, which these docs pages are.
+        license: { name: API_LICENSE, url: `${(opts.serverUrl ?? "").replace(/\/+$/, "")}/docs` },
+      },
       servers: [{ url: opts.serverUrl ?? "/" }],
       tags: [
         { name: "diagnosis", description: "Diagnose a plant photo" },

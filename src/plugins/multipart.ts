@@ -4,6 +4,7 @@ import fp from "fastify-plugin";
 import { ApiError, FieldValidationError } from "../http-errors.js";
 import { UploadedFile } from "../schemas/file.js";
 import { MAX_IMAGE_BYTES } from "../schemas/request.js";
+import { countParts } from "./multipart-parts.js";
 
 /**
  * Parser limits: one file of at most 10 MB and a handful of short text fields. A text value is cut at
@@ -19,6 +20,15 @@ const LIMITS = {
   parts: 21,
   headerPairs: 20,
 };
+
+/**
+ * busboy's buffer for one part. @fastify/busboy 3.2.6 (the latest) stalls for good on a part it skips (one
+ * without a `Content-Disposition` header, say) when a single chunk pushes the skipped part past this mark:
+ * the write callback it holds is never called, and the request is never answered. A socket delivers at most
+ * 64 KiB per chunk, so a mark four times that is never reached by a skipped part, which is drained as it
+ * arrives; a file part buffers up to it before the reader is paused.
+ */
+const PART_BUFFER_BYTES = 256 * 1024;
 
 /** @fastify/multipart's limit errors (413 by default) are bad requests here (design.md: 400). */
 const DETAIL_BY_CODE: Record<string, string> = {
@@ -45,8 +55,11 @@ export async function readForm(request: FastifyRequest): Promise<Record<string, 
     form[name] =
       existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
   };
+  const partsSent = countParts(request.raw, request.headers["content-type"] ?? "");
+  let partsRead = 0;
   try {
-    for await (const part of request.parts({ limits: LIMITS })) {
+    for await (const part of request.parts({ limits: LIMITS, fileHwm: PART_BUFFER_BYTES })) {
+      partsRead++;
       if (part.type === "file") {
         const data = await part.toBuffer();
         add(part.fieldname, new UploadedFile(part.filename, part.mimetype, data));
@@ -68,6 +81,12 @@ export async function readForm(request: FastifyRequest): Promise<Record<string, 
     }
   } catch (error) {
     throw toClientError(error);
+  }
+  if ((partsSent() ?? 0) > partsRead) {
+    throw new ApiError(
+      400,
+      "Malformed multipart body: every part needs a `Content-Disposition: form-data` header with a name",
+    );
   }
   return form;
 }

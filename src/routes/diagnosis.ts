@@ -3,6 +3,7 @@ import type { AppDeps } from "../app.js";
 import { BUSY_RETRY_SECONDS } from "../diagnosis/model/pool.js";
 import type { DiagnosisContext } from "../diagnosis/types.js";
 import { ApiError } from "../http-errors.js";
+import { UPLOAD_WAIT_MS } from "../limits.js";
 import { readForm } from "../plugins/multipart.js";
 import {
   BadRequestError,
@@ -16,6 +17,7 @@ import { retryAfterHeader, withHeaders } from "../schemas/headers.js";
 import { DiagnosisForm, type DiagnosisFormValues } from "../schemas/request.js";
 import { DiagnosisResult } from "../schemas/result.js";
 import { parseUserData } from "../schemas/user-data.js";
+import { createUploadTurns } from "./upload-turns.js";
 
 const DESCRIPTION = `Analyses one photo of a plant and returns the diagnosis and a treatment plan.
 
@@ -24,7 +26,7 @@ Send \`multipart/form-data\`; only \`image\` is required. The crop is detected a
 
 400: malformed multipart body, or an image that is empty, over 10 MB, not a decodable JPEG/PNG/WebP/HEIC/HEIF
 (recognised from its bytes) or over 40 megapixels. 422: a form field fails validation. 503: too many photos are
-already waiting for analysis; retry after \`Retry-After\` seconds.`;
+already waiting for upload or analysis; retry after \`Retry-After\` seconds.`;
 
 const response = {
   200: withHeaders("The diagnosis", DiagnosisResult),
@@ -53,6 +55,12 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   app.addHook("onClose", async () => {
     await Promise.allSettled(pendingSinks);
   });
+  const { uploadsInFlight, uploadsWaiting, idleTimeoutMs } = deps.config.limits;
+  const turns = createUploadTurns({
+    inFlight: uploadsInFlight,
+    waiting: uploadsWaiting,
+    maxWaitMs: UPLOAD_WAIT_MS,
+  });
 
   const options = (url: string, operationId: string, summary: string): RouteShorthandOptions => ({
     config: { rateLimit: "diagnosis" },
@@ -68,8 +76,15 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       hide: !url.endsWith("/"),
     },
     preParsing: requireMultipart,
-    // The form is read here so that the route's schema validates it (and answers 422 in one shape).
-    preValidation: async (request) => {
+    // The form is read here so that the route's schema validates it (and answers 422 in one shape), once
+    // the upload has its turn: until then its body stays unread. A waiting client is silent because of us,
+    // so its idle timeout pauses meanwhile.
+    preValidation: async (request, reply) => {
+      const socket = request.raw.socket;
+      socket?.setTimeout?.(0);
+      const endTurn = await turns.take();
+      reply.raw.once("close", endTurn);
+      socket?.setTimeout?.(idleTimeoutMs);
       request.body = await readForm(request);
     },
   });

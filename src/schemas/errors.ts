@@ -40,7 +40,6 @@ export const InternalError = errorBody(
   "Unexpected failure; quote the request_id when reporting it",
   "Internal server error",
 );
-export const NotFoundError = errorBody("NotFoundError", "No such route", "Not found: GET /diagnosis/123");
 
 const exampleProblem = {
   loc: ["body", "language"],

@@ -1,7 +1,6 @@
 import {
   BadRequestError,
   InternalError,
-  NotFoundError,
   RateLimitError,
   ServiceUnavailableError,
   UnauthorizedError,
@@ -20,5 +19,4 @@ export const sharedSchemas = [
   RateLimitError,
   ServiceUnavailableError,
   InternalError,
-  NotFoundError,
 ];

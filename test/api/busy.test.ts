@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BusyError, ImageError } from "../../src/diagnosis/diagnoser.js";
 import { BUSY_RETRY_SECONDS, createPool } from "../../src/diagnosis/model/pool.js";
+import { createUploadTurns } from "../../src/routes/upload-turns.js";
 import { testApp } from "./support/app.js";
 import { multipartBody } from "./support/form.js";
 
@@ -42,5 +43,62 @@ describe("a full inference queue", () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("upload turns", () => {
+  it("let UPLOADS_IN_FLIGHT photos in at once and refuse the next with 503 when no one may wait", async () => {
+    const { app, diagnoser } = await testApp({ env: { UPLOADS_IN_FLIGHT: "1", UPLOADS_WAITING: "0" } });
+    const base = await app.listen({ port: 0, host: "127.0.0.1" });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => {};
+    const firstStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const original = diagnoser.diagnose.bind(diagnoser);
+    diagnoser.diagnose = async (...args) => {
+      started();
+      await held;
+      return original(...args);
+    };
+    try {
+      const { payload, headers } = await multipartBody({}, { data: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) });
+      const send = () => fetch(`${base}/diagnosis/`, { method: "POST", body: payload, headers });
+      const first = send();
+      await firstStarted;
+      const second = await send();
+      expect(second.status).toBe(503);
+      expect(second.headers.get("retry-after")).toBe(String(BUSY_RETRY_SECONDS));
+      expect(await second.json()).toEqual({
+        detail: `The service is busy: retry in ${BUSY_RETRY_SECONDS} seconds`,
+        request_id: second.headers.get("x-request-id"),
+      });
+      expect(diagnoser.calls).toHaveLength(0);
+      release();
+      expect((await first).status).toBe(200);
+      // The turn is given back with the answer.
+      expect((await send()).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("hand a freed turn to the longest waiter, and send one that waited too long away", async () => {
+    const turns = createUploadTurns({ inFlight: 1, waiting: 2, maxWaitMs: 200 });
+    const end = await turns.take();
+    const second = turns.take();
+    const third = turns.take();
+    await expect(turns.take()).rejects.toBeInstanceOf(BusyError);
+    expect(turns.waiting).toBe(2);
+    end();
+    const endSecond = await second;
+    expect(turns.active).toBe(1);
+    await expect(third).rejects.toBeInstanceOf(BusyError);
+    endSecond();
+    endSecond();
+    expect(turns.active).toBe(0);
   });
 });

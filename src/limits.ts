@@ -1,0 +1,81 @@
+import { availableParallelism } from "node:os";
+
+/**
+ * The service's tunable limits: timeouts, capacity and how long a webhook may wait on Redis. Each is named,
+ * bounded and explained once, here: src/config.ts reads them from the environment with these defaults and
+ * bounds, and docs/api.md shows the table `limitsTable()` renders (test/api/limits-docs.test.ts keeps the
+ * two equal; `npm run docs:limits` rewrites the table).
+ */
+export interface Limit {
+  env: string;
+  default: number;
+  min: number;
+  max: number;
+  /** One sentence for the docs: what it bounds, and why the default. */
+  doc: string;
+}
+
+const CORES = availableParallelism();
+
+export const LIMITS = {
+  requestTimeoutMs: {
+    env: "REQUEST_TIMEOUT_MS",
+    default: 60_000,
+    min: 1_000,
+    max: 600_000,
+    doc:
+      "Milliseconds a client has to send a whole request, headers and body: a slower upload is cut with 408. " +
+      "A 10 MB photo needs about 1.4 Mbit/s to make it; the headers alone get at most 30 s.",
+  },
+  idleTimeoutMs: {
+    env: "IDLE_TIMEOUT_MS",
+    default: 30_000,
+    min: 1_000,
+    max: 600_000,
+    doc:
+      "Milliseconds a connection may stay silent while the client is sending a request or reading an answer; " +
+      "the time the service itself works on a request does not count.",
+  },
+  uploadsInFlight: {
+    env: "UPLOADS_IN_FLIGHT",
+    default: Math.max(2, CORES * 2),
+    min: 1,
+    max: 256,
+    doc:
+      "Photos read into memory and decoded at once (default: twice the cores). Further uploads wait, unread, " +
+      "in the kernel's socket buffers, so memory does not grow with the number of clients.",
+  },
+  uploadsWaiting: {
+    env: "UPLOADS_WAITING",
+    default: 256,
+    min: 0,
+    max: 10_000,
+    doc:
+      "Uploads that may wait for a turn; one more is answered 503 with Retry-After at once, and one that waits " +
+      "longer than the busy wait (10 s) too.",
+  },
+} as const satisfies Record<string, Limit>;
+
+/** How long an upload may wait for its turn before it is told to come back (503 with Retry-After). */
+export const UPLOAD_WAIT_MS = 10_000;
+
+/**
+ * How long a provider webhook waits on Redis before it answers "busy": providers give up after a few seconds
+ * (a USSD gateway sooner), so every webhook answers within a second even with Redis down.
+ */
+export const WEBHOOK_REDIS_BUDGET_MS = 800;
+
+/** Checking for timed-out requests this often keeps a cut within a second of its limit (Node's default: 30 s). */
+export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/** The headers part of REQUEST_TIMEOUT_MS: a client that has not sent its headers by then never will. */
+export const HEADERS_TIMEOUT_MAX_MS = 30_000;
+
+/** docs/api.md's table of these limits (between `<!-- limits:start -->` and `<!-- limits:end -->`). */
+export function limitsTable(): string {
+  const rows = Object.values(LIMITS).map((l: Limit) => {
+    const fallback = l === LIMITS.uploadsInFlight ? "2 × cores, at least 2" : String(l.default);
+    return `| \`${l.env}\` | ${fallback} | ${l.min}–${l.max} | ${l.doc} |`;
+  });
+  return ["| Variable | Default | Range | Meaning |", "|---|---|---|---|", ...rows].join("\n");
+}
