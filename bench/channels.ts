@@ -20,7 +20,7 @@ import { createTwilioAdapter } from "../channels/twilio/send.js";
 import { ROOT_DIR } from "../src/config.js";
 import { createDiagnoser } from "../src/diagnosis/diagnose.js";
 import { createKnowledge } from "../src/diagnosis/kb.js";
-import { createResultStore } from "../src/results/store.js";
+import { createRecords } from "../src/results/records.js";
 import { leafPhoto } from "../test/channels/support/core.js";
 import { TEST_CONFIG } from "../test/channels/support/harness.js";
 import { startProviderStandIn, twilioHttpClientFor } from "../test/channels/support/providers.js";
@@ -49,7 +49,8 @@ const [diagnoser, kb] = await Promise.all([
 ]);
 const knowledge = simpleKnowledge(kb);
 const texts = createTexts();
-const store = createResultStore(redis, { prefix: `${tag}:` });
+const records = createRecords(redis, { prefix: `${tag}:` });
+const store = records.store;
 const queue = createChannelQueue({ connection: redis, prefix: `${tag}-bull` });
 const config = TEST_CONFIG;
 
@@ -63,7 +64,7 @@ const worker = createChannelWorker({
   prefix: `${tag}-bull`,
   concurrency: Math.max(2, THREADS * 2),
   diagnoser,
-  store,
+  records,
   languages: createLanguageMemory(redis, `${tag}:`),
   renderer: createRenderer(texts),
   adapters: {

@@ -9,7 +9,9 @@ import Fastify, {
 } from "fastify";
 import type { Redis } from "ioredis";
 import type { Config } from "./config.js";
+import { consolePlugin, staffSessionsPlugin } from "./console/plugin.js";
 import type { Diagnoser } from "./diagnosis/diagnoser.js";
+import type { Knowledge } from "./diagnosis/kb.js";
 import { HEADERS_TIMEOUT_MAX_MS, TIMEOUT_CHECK_INTERVAL_MS } from "./limits.js";
 import apiKey from "./plugins/api-key.js";
 import clientErrors, { clientErrorHandler } from "./plugins/client-errors.js";
@@ -18,11 +20,14 @@ import errorHandler from "./plugins/error-handler.js";
 import multipart from "./plugins/multipart.js";
 import rateLimit from "./plugins/rate-limit.js";
 import requestId from "./plugins/request-id.js";
+import type { Records } from "./results/records.js";
 import type { ResultSink } from "./results/types.js";
 import diagnosisRoute from "./routes/diagnosis.js";
 import healthRoute, { version } from "./routes/health.js";
+import resultsRoute from "./routes/results.js";
 import { fileKeyword } from "./schemas/file.js";
 import { sharedSchemas } from "./schemas/index.js";
+import type { StaffStore } from "./staff/accounts.js";
 
 export interface AppDeps {
   config: Config;
@@ -31,6 +36,12 @@ export interface AppDeps {
   redis?: Redis;
   /** Stores each REST result and sends it to the farmer when user_data routes it (channels). */
   resultSink?: ResultSink;
+  /** What is kept about diagnoses; with `staff` and `knowledge`, the results API and the staff console run. */
+  records?: Records;
+  staff?: StaffStore;
+  knowledge?: Knowledge;
+  /** Queues an officer's answer to the farmer (present when channels run). */
+  enqueueAnswer?: (requestId: string) => Promise<void>;
 }
 
 export interface AppOptions {
@@ -38,6 +49,8 @@ export interface AppOptions {
   logger?: FastifyBaseLogger | false;
   /** Namespace of the rate-limit counters in Redis; tests use a unique one per run. */
   rateLimitKeyPrefix?: string;
+  /** Namespace of the console's sessions and sign-in counters in Redis; tests use a unique one. */
+  keyPrefix?: string;
 }
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}) {
@@ -83,6 +96,22 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}) {
 
   await app.register(healthRoute, deps);
   await app.register(diagnosisRoute, deps);
+  const { records, staff, knowledge } = deps;
+  if (records && staff && knowledge) {
+    const consoleDeps = {
+      config: deps.config,
+      records,
+      staff,
+      knowledge,
+      diagnoser: deps.diagnoser,
+      ...(deps.redis ? { redis: deps.redis } : {}),
+      ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}),
+      ...(deps.enqueueAnswer ? { enqueueAnswer: deps.enqueueAnswer } : {}),
+    };
+    await app.register(staffSessionsPlugin, consoleDeps);
+    await app.register(resultsRoute, { records, knowledge });
+    await app.register(consolePlugin, consoleDeps);
+  }
   return app;
 }
 

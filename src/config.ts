@@ -52,6 +52,10 @@ export interface Config {
   twilio: TwilioConfig | undefined;
   telegram: TelegramConfig | undefined;
   africasTalking: AfricasTalkingConfig | undefined;
+  /** Signs the console's session cookie; a random one per process when unset (sessions end on restart). */
+  sessionSecret: string | undefined;
+  /** Staff accounts without Redis: a JSON file the `npm run staff` command writes. */
+  staffFile: string;
 }
 
 export class ConfigError extends Error {
@@ -219,7 +223,11 @@ export function loadConfig(env: Env = process.env): Config {
           .filter(Boolean),
       }),
     ),
+    sessionSecret: r.str("CONSOLE_SESSION_SECRET"),
+    staffFile: path.resolve(ROOT_DIR, r.str("STAFF_FILE") ?? "data/staff.json"),
   };
+  if (config.sessionSecret !== undefined && config.sessionSecret.length < 32)
+    r.problems.push("CONSOLE_SESSION_SECRET must be at least 32 characters (e.g. openssl rand -hex 32)");
   const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
   if (!levels.includes(config.logLevel)) r.problems.push(`LOG_LEVEL must be one of ${levels.join(", ")}`);
   if (!/^[A-Za-z0-9_.:-]{0,64}$/.test(config.redisPrefix)) {

@@ -79,3 +79,39 @@ export function limitsTable(): string {
   });
   return ["| Variable | Default | Range | Meaning |", "|---|---|---|---|", ...rows].join("\n");
 }
+
+// ---- The expert loop: results kept, staff console, review queue, outbreak view ----
+/** Results, their photos and short codes live 30 days (a re-save renews them). */
+export const RESULT_TTL_SECONDS = 30 * 24 * 3600;
+/** Results indexed per farmer (phone number or chat) for the console's look-up. */
+export const RESULTS_PER_OWNER = 50;
+/** Messages kept per farmer in the delivery log the console shows. */
+export const SENT_LOG_ENTRIES = 100;
+
+/** Stored photos are re-encoded as JPEG with at most this many pixels on the long side. */
+export const PHOTO_MAX_SIDE = 1024;
+export const PHOTO_JPEG_QUALITY = 82;
+/** Photos held in memory when the service runs without Redis. */
+export const MEMORY_PHOTOS = 500;
+
+/** A "diagnosed" result whose top confidence is under this goes to the review queue. */
+export const LOW_CONFIDENCE = 0.6;
+/** How long an officer's claim on a case lasts without being renewed (opening the case renews it). */
+export const CLAIM_SECONDS = 10 * 60;
+/** Longest free-text diagnosis and advice an officer may send (chat channels carry it whole). */
+export const ANSWER_MAX_CHARS = { diagnosis: 200, advice: 1200 } as const;
+
+/** Staff sessions end after this long without a request. */
+export const SESSION_IDLE_SECONDS = 8 * 3600;
+/** Failed sign-ins allowed per address and per user name in SIGN_IN_WINDOW_SECONDS. */
+export const SIGN_IN_ATTEMPTS = { perIp: 20, perUser: 5 } as const;
+export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+export const PASSWORD_MIN_LENGTH = 12;
+
+/** Outbreak view: weeks shown, and the surge rule (this week ≥ factor × mean of the 4 before, and ≥ min). */
+export const OUTBREAK_WEEKS = 12;
+export const SURGE_BASELINE_WEEKS = 4;
+export const SURGE_FACTOR = 2;
+export const SURGE_MIN_COUNT = 5;
+/** Weekly outbreak counters are kept about a year. */
+export const OUTBREAK_TTL_SECONDS = 400 * 24 * 3600;

@@ -7,9 +7,11 @@ import { createChannelQueue } from "../channels/core/queue.js";
 import { buildApp } from "./app.js";
 import { type Config, ConfigError, loadConfig, redisNamespaces } from "./config.js";
 import { createDiagnoser } from "./diagnosis/diagnose.js";
+import { createKnowledge } from "./diagnosis/kb.js";
 import { createLogger } from "./logger.js";
+import { createRecords } from "./results/records.js";
 import { createResultSink } from "./results/sink.js";
-import { createResultStore } from "./results/store.js";
+import { createStaffStore } from "./staff/accounts.js";
 
 function readConfig(): Config {
   try {
@@ -37,28 +39,40 @@ async function connectRedis(url: string): Promise<Redis> {
 }
 
 const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-const diagnoser = await createDiagnoser({
-  modelPath: config.modelPath,
-  threads: config.inferenceThreads,
-  logger,
-});
-// Every REST result is stored for USSD/SMS look-ups (in Redis, or in memory without it); with channels
-// configured, results whose user_data names a channel are also queued for delivery to the farmer.
+const [diagnoser, knowledge] = await Promise.all([
+  createDiagnoser({ modelPath: config.modelPath, threads: config.inferenceThreads, logger }),
+  createKnowledge(),
+]);
+// Every REST result is stored with its photo for look-ups, review and partners (in Redis, or in memory
+// without it); with channels configured, results whose user_data names a channel are also queued for delivery.
 const namespaces = redisNamespaces(config);
-const store = createResultStore(redis, { prefix: namespaces.keys });
+const records = createRecords(redis, { prefix: namespaces.keys });
+const store = records.store;
 const queue =
   redis && anyChannelConfigured(config)
     ? createChannelQueue({ connection: redis, prefix: namespaces.queue })
     : undefined;
+if (!config.sessionSecret)
+  logger.warn("CONSOLE_SESSION_SECRET is not set: console sessions end when this process stops");
 const resultSink = createResultSink({
-  store,
+  record: records.record,
   enqueueDelivery: queue?.enqueueDelivery,
   deliverable: deliverableChannels(config),
   logger,
 });
+const staff = createStaffStore(redis, { prefix: namespaces.keys, file: config.staffFile });
 const app = await buildApp(
-  { config, diagnoser, redis, resultSink },
-  { logger, rateLimitKeyPrefix: namespaces.rateLimits },
+  {
+    config,
+    diagnoser,
+    redis,
+    resultSink,
+    records,
+    staff,
+    knowledge,
+    ...(queue ? { enqueueAnswer: queue.enqueueAnswer } : {}),
+  },
+  { logger, rateLimitKeyPrefix: namespaces.rateLimits, keyPrefix: namespaces.keys },
 );
 // The provider webhooks join the same server; the REST app itself (and its tests) knows no provider.
 if (redis && queue)

@@ -12,9 +12,8 @@ export interface FailedJobSummary {
 }
 
 function routeOf(data: ChannelJob): string {
-  return data.kind === "inbound"
-    ? `${data.message.provider}/${data.message.channel}`
-    : `deliver/${data.routing.channel}`;
+  if (data.kind === "inbound") return `${data.message.provider}/${data.message.channel}`;
+  return data.kind === "deliver" ? `deliver/${data.routing.channel}` : "answer";
 }
 
 export async function listFailed(queue: Queue<ChannelJob>, limit = 100): Promise<FailedJobSummary[]> {

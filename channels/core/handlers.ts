@@ -1,17 +1,20 @@
 import type { Logger } from "pino";
 import { type Diagnoser, ImageError } from "../../src/diagnosis/diagnoser.js";
 import type { Language } from "../../src/diagnosis/types.js";
-import type { ResultStore } from "../../src/results/store.js";
+import type { Records } from "../../src/results/records.js";
 import type { Routing, StoredResult } from "../../src/results/types.js";
 import { parseCodeRequest } from "./code-command.js";
 import type { LanguageMemory } from "./language.js";
 import { NATIVE_NAMES, parseLanguageCommand } from "./language-names.js";
+import { answerViewOf } from "./render/answer.js";
 import type { Renderer } from "./render/index.js";
 import { type SimpleKnowledge, viewOf } from "./render/view.js";
 import {
   type Adapter,
   type ChannelKind,
   type InboundMessage,
+  isChannelKind,
+  isProvider,
   MediaError,
   PermanentJobError,
   type Provider,
@@ -21,7 +24,8 @@ export type Adapters = Partial<Record<Provider, Adapter>>;
 
 export interface HandlerDeps {
   diagnoser: Diagnoser;
-  store: ResultStore;
+  /** Results, photos, review cases, consent and the delivery log (src/results/records.ts). */
+  records: Records;
   languages: LanguageMemory;
   renderer: Renderer;
   adapters: Adapters;
@@ -91,7 +95,7 @@ export async function handleInbound(
   });
   if (!message.media) return answerText(message, language, deps, reply);
 
-  const earlier = previousRequestId ? await deps.store.get(previousRequestId) : undefined;
+  const earlier = previousRequestId ? await deps.records.store.get(previousRequestId) : undefined;
   const stored = earlier ?? (await diagnose(message, adapter, language, owner, deps));
   if (!stored) return reply.say(language, "resend");
   if (!earlier) await onStored(stored.result.request_id);
@@ -108,9 +112,17 @@ async function diagnose(
 ): Promise<StoredResult | undefined> {
   try {
     const image = await adapter.fetchMedia(message.media!);
-    const context = { language, detailLevel: "simple", includeBbox: false } as const;
+    // Boxes are kept for the officers' console; the farmer's reply does not show them.
+    const context = { language, detailLevel: "simple", includeBbox: true } as const;
     const result = await deps.diagnoser.diagnose(image, context, crypto.randomUUID());
-    return await deps.store.save({ result, language, owner });
+    return await deps.records.record(result, {
+      language,
+      owner,
+      source: message.channel,
+      photo: image,
+      ...(message.text ? { note: message.text } : {}),
+      replyTo: { provider: message.provider, channel: message.channel, to: message.from, from: message.to },
+    });
   } catch (error) {
     // Only what the user can fix by resending ends here; anything else is ours and is retried by the queue.
     if (error instanceof ImageError || error instanceof MediaError) {
@@ -125,7 +137,7 @@ async function diagnose(
 async function answerText(message: InboundMessage, language: Language, deps: HandlerDeps, reply: Replier) {
   const request = message.text ? parseCodeRequest(message.text) : undefined;
   if (!request) return reply.say(language, "help", undefined, true);
-  const stored = await deps.store.getByCode(request.code);
+  const stored = await deps.records.store.getByCode(request.code);
   if (!stored) return reply.say(language, "code_not_found", { code: request.code });
   const view = viewOf(stored, language, deps.knowledge);
   const render = request.part === "treatment" ? deps.renderer.treatment : deps.renderer.result;
@@ -154,12 +166,40 @@ export async function handleDelivery(
   const destination = destinationOf(routing, deps.adapters);
   if (!destination.to) throw new PermanentJobError(`routing for ${routing.channel} lacks its address`);
   const adapter = adapterFor(deps, destination.provider);
-  const stored = await deps.store.get(requestId);
+  const stored = await deps.records.store.get(requestId);
   if (!stored) throw new PermanentJobError("routed result is no longer stored");
   const view = viewOf(stored, language, deps.knowledge);
   await adapter.send({
     ...destination,
     text: deps.renderer.result(view, language, destination.channel),
     languageKeyboard: destination.channel === "telegram",
+  });
+}
+
+/** Where the farmer is: the conversation the photo came from, else the REST request's routing keys. */
+function returnAddressOf(stored: StoredResult, adapters: Adapters) {
+  const back = stored.replyTo;
+  if (back && isProvider(back.provider) && isChannelKind(back.channel))
+    return {
+      provider: back.provider,
+      channel: back.channel,
+      to: back.to,
+      ...(back.from ? { from: back.from } : {}),
+    };
+  return stored.routing ? destinationOf(stored.routing, adapters) : undefined;
+}
+
+/** An officer answered: the farmer gets the answer on the channel they used, in the result's language. */
+export async function handleAnswer(requestId: string, deps: HandlerDeps) {
+  const stored = await deps.records.store.get(requestId);
+  if (!stored) throw new PermanentJobError("answered result is no longer stored");
+  const view = answerViewOf(stored, stored.language, deps.knowledge);
+  if (!view) throw new PermanentJobError("the result has no officer answer");
+  const destination = returnAddressOf(stored, deps.adapters);
+  if (!destination?.to) throw new PermanentJobError("the result has no address to answer");
+  const adapter = adapterFor(deps, destination.provider);
+  await adapter.send({
+    ...destination,
+    text: deps.renderer.answer(view, stored.language, destination.channel),
   });
 }

@@ -13,7 +13,9 @@ export type ChannelJob =
       /** Set once the photo is diagnosed and stored, so a retry (say, after a failed send) does not diagnose again. */
       requestId?: string;
     }
-  | { kind: "deliver"; requestId: string; routing: Routing; language: Language };
+  | { kind: "deliver"; requestId: string; routing: Routing; language: Language }
+  /** An officer answered a stored result: send the answer where the farmer is. */
+  | { kind: "answer"; requestId: string };
 
 export const JOB_OPTIONS: JobsOptions = {
   attempts: 6,
@@ -34,11 +36,16 @@ export function deliveryJobId(requestId: string): string {
   return `deliver_${requestId}`;
 }
 
+export function answerJobId(requestId: string): string {
+  return `answer_${requestId}`;
+}
+
 export interface ChannelQueue {
   readonly queue: Queue<ChannelJob>;
   /** Enqueues one inbound message; the same provider message id twice is one job. */
   enqueueInbound(message: InboundMessage): Promise<void>;
   enqueueDelivery(requestId: string, routing: Routing, language: Language): Promise<void>;
+  enqueueAnswer(requestId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,6 +68,9 @@ export function createChannelQueue({ connection, prefix = "bull" }: QueueDeps): 
         { kind: "deliver", requestId, routing, language },
         { jobId: deliveryJobId(requestId) },
       );
+    },
+    async enqueueAnswer(requestId) {
+      await queue.add("answer", { kind: "answer", requestId }, { jobId: answerJobId(requestId) });
     },
     close: () => queue.close(),
   };

@@ -1,7 +1,14 @@
 import type { Language } from "../../src/diagnosis/types.js";
 
-export type Provider = "twilio" | "telegram" | "africastalking";
-export type ChannelKind = "whatsapp" | "mms" | "sms" | "telegram" | "ussd";
+export const PROVIDERS = ["twilio", "telegram", "africastalking"] as const;
+export type Provider = (typeof PROVIDERS)[number];
+export const CHANNEL_KINDS = ["whatsapp", "mms", "sms", "telegram", "ussd"] as const;
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+
+export const isProvider = (value: string): value is Provider =>
+  (PROVIDERS as readonly string[]).includes(value);
+export const isChannelKind = (value: string): value is ChannelKind =>
+  (CHANNEL_KINDS as readonly string[]).includes(value);
 
 export type InboundMedia = { url: string; contentType: string } | { telegramFileId: string };
 

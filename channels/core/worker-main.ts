@@ -4,7 +4,7 @@ import { loadConfig, redisNamespaces } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { createLogger } from "../../src/logger.js";
-import { createResultStore } from "../../src/results/store.js";
+import { createRecords } from "../../src/results/records.js";
 import { createAdapters } from "./adapters.js";
 import { anyChannelConfigured } from "./enabled.js";
 import { createLanguageMemory } from "./language.js";
@@ -47,7 +47,7 @@ const worker = createChannelWorker({
   // A second job downloads or sends while the first holds the inference pool.
   concurrency: Math.max(2, config.inferenceThreads * 2),
   diagnoser,
-  store: createResultStore(redis, { prefix: namespaces.keys }),
+  records: createRecords(redis, { prefix: namespaces.keys }),
   languages: createLanguageMemory(redis, namespaces.keys),
   renderer: createRenderer(createTexts()),
   adapters,

@@ -1,7 +1,8 @@
 import { type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { type HandlerDeps, handleDelivery, handleInbound } from "./handlers.js";
+import { type HandlerDeps, handleAnswer, handleDelivery, handleInbound } from "./handlers.js";
 import { type ChannelJob, QUEUE_NAME } from "./queue.js";
+import { loggingSends } from "./sent-log.js";
 import { PermanentJobError, ProviderRateLimitError } from "./types.js";
 
 /**
@@ -34,10 +35,15 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
     logger,
   } = deps;
 
+  // Every send is written to the farmer's delivery log, which the console's look-up shows.
+  const handlerDeps: HandlerDeps = { ...deps, adapters: loggingSends(deps.adapters, deps.records.sent) };
+
   async function process(job: Job<ChannelJob>): Promise<void> {
     const data = job.data;
-    if (data.kind === "deliver") return handleDelivery(data.requestId, data.routing, data.language, deps);
-    return handleInbound(data.message, data.requestId, deps, (requestId) =>
+    if (data.kind === "deliver")
+      return handleDelivery(data.requestId, data.routing, data.language, handlerDeps);
+    if (data.kind === "answer") return handleAnswer(data.requestId, handlerDeps);
+    return handleInbound(data.message, data.requestId, handlerDeps, (requestId) =>
       job.updateData({ ...data, requestId }),
     );
   }

@@ -103,6 +103,7 @@ const docs: FastifyPluginAsync<DocsOptions> = async (app, opts) => {
       tags: [
         { name: "diagnosis", description: "Diagnose a plant photo" },
         { name: "health", description: "Service status" },
+        { name: "results", description: "Stored results and extension officers' answers (API key)" },
       ],
       components: {
         securitySchemes: {

@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
 import type { Language } from "../diagnosis/types.js";
-import type { ResultStore } from "./store.js";
+import type { Recorder } from "./record.js";
 import type { ResultSink, Routing } from "./types.js";
 
 export interface SinkDeps {
-  store: ResultStore;
+  record: Recorder;
   /** Present when channels run (Redis + a provider): queues the routed result's delivery to the farmer. */
   enqueueDelivery?: (requestId: string, routing: Routing, language: Language) => Promise<void>;
   /** The routing channels some configured provider sends on (channels/core/enabled.ts); all, when absent. */
@@ -19,13 +19,13 @@ export function routingOwner(routing: Routing): string | undefined {
   return routing.phone;
 }
 
-export function createResultSink({ store, enqueueDelivery, deliverable, logger }: SinkDeps): ResultSink {
-  return async (result, language, routing) => {
+export function createResultSink({ record, enqueueDelivery, deliverable, logger }: SinkDeps): ResultSink {
+  return async (result, { routing, ...submission }) => {
     const owner = routing ? routingOwner(routing) : undefined;
-    await store.save({ result, language, ...(owner ? { owner } : {}) });
+    await record(result, { ...submission, ...(owner ? { owner } : {}), ...(routing ? { routing } : {}) });
     if (!routing) return;
     if (enqueueDelivery && (!deliverable || deliverable.has(routing.channel))) {
-      await enqueueDelivery(result.request_id, routing, language);
+      await enqueueDelivery(result.request_id, routing, submission.language);
       return;
     }
     // A job queued here would fail in every worker; the result stays stored, so USSD and SMS still find it.

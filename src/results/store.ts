@@ -1,23 +1,35 @@
 import type { Redis } from "ioredis";
 import type { DiagnosisResult, Language } from "../diagnosis/types.js";
+import { RESULT_TTL_SECONDS, RESULTS_PER_OWNER } from "../limits.js";
 import { newShortCode } from "./short-code.js";
-import type { StoredResult } from "./types.js";
+import type { Decision, Feedback, ResultMeta, Review, StoredResult } from "./types.js";
 
-export const RESULT_TTL_SECONDS = 30 * 24 * 3600;
+export { RESULT_TTL_SECONDS };
 
-export interface SaveInput {
+export interface SaveInput extends Omit<ResultMeta, "review" | "feedback"> {
   result: DiagnosisResult;
   language: Language;
   owner?: string;
 }
 
+/** The parts of a stored result that change after it is saved, each written on its own. */
+export interface ResultState {
+  review?: Review;
+  decision?: Decision;
+  feedback?: Feedback;
+}
+
 export interface ResultStore {
-  /** Stores the result (never the image) under its request_id and a fresh short code. */
+  /** Stores the result (the photo lives in the photo store) under its request_id and a fresh short code. */
   save(input: SaveInput): Promise<StoredResult>;
   get(requestId: string): Promise<StoredResult | undefined>;
   getByCode(code: string): Promise<StoredResult | undefined>;
   /** The owner's (phone number or chat) latest result. */
   lastFor(owner: string): Promise<StoredResult | undefined>;
+  /** The owner's results, newest first (at most RESULTS_PER_OWNER are indexed). */
+  listFor(owner: string): Promise<StoredResult[]>;
+  /** Sets one part of a stored result's state; false when the result is gone. */
+  setState<K extends keyof ResultState>(requestId: string, key: K, value: ResultState[K]): Promise<boolean>;
 }
 
 export interface StoreOptions {
@@ -34,18 +46,50 @@ export function createResultStore(redis: Redis | undefined, options: StoreOption
 
 const MAX_CODE_TRIES = 8;
 
+function withState(stored: StoredResult, state: ResultState): StoredResult {
+  const review = state.review && { ...state.review, ...(state.decision ? { decision: state.decision } : {}) };
+  return {
+    ...stored,
+    ...(review ? { review } : {}),
+    ...(state.feedback ? { feedback: state.feedback } : {}),
+  };
+}
+
+/** A re-saved result keeps what happened to it since (review, feedback). */
+function keepState(stored: StoredResult, existing: StoredResult | undefined): StoredResult {
+  if (!existing) return stored;
+  const { review, feedback } = existing;
+  return { ...stored, ...(review ? { review } : {}), ...(feedback ? { feedback } : {}) };
+}
+
+function storedFrom(input: SaveInput, code: string): StoredResult {
+  const { result, language, ...meta } = input;
+  const clean = Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined));
+  return { ...clean, result, code, language, createdAt: new Date().toISOString() };
+}
+
 function redisStore(
   redis: Redis,
   { prefix = "cd:", ttlSeconds = RESULT_TTL_SECONDS }: StoreOptions,
 ): ResultStore {
   const resultKey = (id: string) => `${prefix}result:${id}`;
+  const stateKey = (id: string) => `${prefix}result-state:${id}`;
   const codeKey = (code: string) => `${prefix}code:${code}`;
   const lastKey = (owner: string) => `${prefix}last:${owner}`;
+  const ownerKey = (owner: string) => `${prefix}owner-results:${owner}`;
 
   async function read(requestId: string | null): Promise<StoredResult | undefined> {
     if (!requestId) return undefined;
-    const raw = await redis.get(resultKey(requestId));
-    return raw ? (JSON.parse(raw) as StoredResult) : undefined;
+    const [[, raw], [, state]] = (await redis
+      .multi()
+      .get(resultKey(requestId))
+      .hgetall(stateKey(requestId))
+      .exec()) as [[null, string | null], [null, Record<string, string>]];
+    if (!raw) return undefined;
+    const parsed = Object.fromEntries(
+      Object.entries(state).map(([k, v]) => [k, JSON.parse(v)]),
+    ) as ResultState;
+    return withState(JSON.parse(raw) as StoredResult, parsed);
   }
 
   async function claimCode(requestId: string): Promise<string> {
@@ -58,46 +102,75 @@ function redisStore(
   }
 
   return {
-    async save({ result, language, owner }) {
-      // A retried job saves the same request again: it keeps its first code.
-      const existing = await read(result.request_id);
-      const code = existing?.code ?? (await claimCode(result.request_id));
-      const stored: StoredResult = { result, code, language, createdAt: new Date().toISOString() };
-      if (owner) stored.owner = owner;
+    async save(input) {
+      const id = input.result.request_id;
+      // A retried job saves the same request again: it keeps its first code and its state.
+      const existing = await read(id);
+      const code = existing?.code ?? (await claimCode(id));
+      const stored = storedFrom(input, code);
       // The code lives exactly as long as the result it names: a re-save renews both together.
       const tx = redis
         .multi()
-        .set(resultKey(result.request_id), JSON.stringify(stored), "EX", ttlSeconds)
-        .set(codeKey(code), result.request_id, "EX", ttlSeconds);
-      if (owner) tx.set(lastKey(owner), result.request_id, "EX", ttlSeconds);
+        .set(resultKey(id), JSON.stringify(stored), "EX", ttlSeconds)
+        .set(codeKey(code), id, "EX", ttlSeconds)
+        .expire(stateKey(id), ttlSeconds);
+      if (input.owner) {
+        const index = ownerKey(input.owner);
+        tx.set(lastKey(input.owner), id, "EX", ttlSeconds)
+          .zadd(index, String(Date.parse(stored.createdAt)), id)
+          .zremrangebyrank(index, 0, -RESULTS_PER_OWNER - 1)
+          .expire(index, ttlSeconds);
+      }
       await tx.exec();
-      return stored;
+      return keepState(stored, existing);
     },
     get: (requestId) => read(requestId),
     getByCode: async (code) => read(await redis.get(codeKey(code))),
     lastFor: async (owner) => read(await redis.get(lastKey(owner))),
+    async listFor(owner) {
+      const ids = await redis.zrevrange(ownerKey(owner), 0, -1);
+      const found = await Promise.all(ids.map((id) => read(id)));
+      return found.filter((s): s is StoredResult => s !== undefined);
+    },
+    async setState(requestId, key, value) {
+      const ttl = await redis.ttl(resultKey(requestId));
+      if (ttl <= 0) return false;
+      await redis
+        .multi()
+        .hset(stateKey(requestId), key, JSON.stringify(value))
+        .expire(stateKey(requestId), ttl)
+        .exec();
+      return true;
+    },
   };
 }
 
 // Without Redis the API runs alone on one machine: a bounded map keeps memory flat under load.
 function memoryStore({ maxEntries = 10_000, ttlSeconds = RESULT_TTL_SECONDS }: StoreOptions): ResultStore {
-  const results = new Map<string, { stored: StoredResult; expires: number }>();
+  type Entry = { stored: StoredResult; state: ResultState; expires: number };
+  const results = new Map<string, Entry>();
   const codes = new Map<string, string>();
   const last = new Map<string, string>();
+  const byOwner = new Map<string, string[]>();
 
-  function read(requestId: string | undefined): StoredResult | undefined {
+  function entry(requestId: string | undefined): Entry | undefined {
     if (!requestId) return undefined;
-    const entry = results.get(requestId);
-    if (!entry) return undefined;
-    if (entry.expires <= Date.now()) {
-      forget(requestId, entry.stored);
+    const found = results.get(requestId);
+    if (!found) return undefined;
+    if (found.expires <= Date.now()) {
+      forget(requestId, found.stored);
       return undefined;
     }
     // Re-insert to mark it recently used.
     results.delete(requestId);
-    results.set(requestId, entry);
-    return entry.stored;
+    results.set(requestId, found);
+    return found;
   }
+
+  const read = (requestId: string | undefined) => {
+    const found = entry(requestId);
+    return found && withState(found.stored, found.state);
+  };
 
   function forget(requestId: string, stored: StoredResult) {
     results.delete(requestId);
@@ -106,27 +179,43 @@ function memoryStore({ maxEntries = 10_000, ttlSeconds = RESULT_TTL_SECONDS }: S
   }
 
   return {
-    async save({ result, language, owner }) {
-      const existing = read(result.request_id);
-      let code = existing?.code;
+    async save(input) {
+      const id = input.result.request_id;
+      const existing = entry(id);
+      let code = existing?.stored.code;
       while (!code) {
         const candidate = newShortCode();
         if (!codes.has(candidate)) code = candidate;
       }
-      const stored: StoredResult = { result, code, language, createdAt: new Date().toISOString() };
-      if (owner) stored.owner = owner;
-      results.delete(result.request_id);
-      results.set(result.request_id, { stored, expires: Date.now() + ttlSeconds * 1000 });
-      codes.set(code, result.request_id);
-      if (owner) last.set(owner, result.request_id);
+      const stored = storedFrom(input, code);
+      const state = existing?.state ?? {};
+      results.delete(id);
+      results.set(id, { stored, state, expires: Date.now() + ttlSeconds * 1000 });
+      codes.set(code, id);
+      if (input.owner) {
+        last.set(input.owner, id);
+        const ids = [id, ...(byOwner.get(input.owner) ?? []).filter((other) => other !== id)];
+        byOwner.set(input.owner, ids.slice(0, RESULTS_PER_OWNER));
+      }
       while (results.size > maxEntries) {
-        const [oldestId, oldest] = results.entries().next().value as [string, { stored: StoredResult }];
+        const [oldestId, oldest] = results.entries().next().value as [string, Entry];
         forget(oldestId, oldest.stored);
       }
-      return stored;
+      return withState(stored, state);
     },
     get: async (requestId) => read(requestId),
     getByCode: async (code) => read(codes.get(code)),
     lastFor: async (owner) => read(last.get(owner)),
+    async listFor(owner) {
+      return (byOwner.get(owner) ?? [])
+        .map((id) => read(id))
+        .filter((s): s is StoredResult => s !== undefined);
+    },
+    async setState(requestId, key, value) {
+      const found = entry(requestId);
+      if (!found) return false;
+      found.state[key] = value;
+      return true;
+    },
   };
 }

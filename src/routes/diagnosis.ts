@@ -117,7 +117,18 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       const sink = deps.resultSink;
       if (sink) {
         const delivery = Promise.resolve()
-          .then(() => sink(result, form.language, routing))
+          .then(() =>
+            sink(result, {
+              language: form.language,
+              photo: data,
+              source: "api",
+              ...(routing ? { routing } : {}),
+              ...(request.apiClient ? { client: request.apiClient.name } : {}),
+              ...(form.region ? { region: form.region } : {}),
+              ...(form.description ? { note: form.description } : {}),
+              ...(form.crop_type ? { crop: form.crop_type } : {}),
+            }),
+          )
           .catch((err: unknown) =>
             request.log.error({ err }, "result sink failed; the response is unaffected"),
           )

@@ -40,6 +40,11 @@ export const InternalError = errorBody(
   "Unexpected failure; quote the request_id when reporting it",
   "Internal server error",
 );
+export const NotFoundError = errorBody(
+  "NotFoundError",
+  "No stored result by that id or code for this API key (never made, expired after 30 days, or another key's)",
+  "No result K7M4QX",
+);
 
 const exampleProblem = {
   loc: ["body", "language"],

@@ -19,7 +19,7 @@ const sunk: { result: DiagnosisResult; language: Language; routing: Routing | un
 beforeAll(async () => {
   ({ app, diagnoser } = await testApp({
     deps: {
-      resultSink: async (result, language, routing) => {
+      resultSink: async (result, { language, routing }) => {
         sunk.push({ result, language, routing });
       },
     },

@@ -5,6 +5,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ROOT_DIR } from "../../src/config.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
+import { createRecords } from "../../src/results/records.js";
+import { createStaffStore } from "../../src/staff/accounts.js";
 import { testApp } from "./support/app.js";
 
 // /openapi.json as a partner's tooling reads it: Redocly CLI's recommended rules, errors and warnings alike.
@@ -41,6 +44,25 @@ describe("/openapi.json", () => {
       const report = await lint((await app.inject({ url: "/openapi.json" })).body);
       expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
       expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 2 });
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+
+  it("passes it too with the results API and the console (as src/server.ts builds the app)", async () => {
+    const { app } = await testApp({
+      env: { PUBLIC_BASE_URL: "https://crops.example.org" },
+      deps: {
+        records: createRecords(undefined),
+        staff: createStaffStore(undefined, { file: path.join(tmpdir(), "no-staff.json") }),
+        knowledge: await createKnowledge(),
+      },
+    });
+    try {
+      const spec = (await app.inject({ url: "/openapi.json" })).body;
+      expect(JSON.parse(spec).paths["/results/{id}"].get.operationId).toBe("getResult");
+      const report = await lint(spec);
+      expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
     } finally {
       await app.close();
     }

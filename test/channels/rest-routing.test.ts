@@ -46,8 +46,8 @@ beforeAll(async () => {
     name: "rest",
     diagnoser,
     knowledge: core.knowledge,
-    baseApp: async ({ redis, store, queue }) => {
-      const resultSink = createResultSink({ store, enqueueDelivery: queue.enqueueDelivery });
+    baseApp: async ({ redis, records, queue }) => {
+      const resultSink = createResultSink({ record: records.record, enqueueDelivery: queue.enqueueDelivery });
       return buildApp(
         { config, diagnoser, redis, resultSink },
         { logger: false, rateLimitKeyPrefix: `test-rest-${process.pid}-${Date.now()}` },

@@ -23,7 +23,7 @@ beforeAll(async () => {
   core = await loadCore();
   h = await startHarness({ name: "routing", diagnoser: counting(core.diagnoser), knowledge: core.knowledge });
   h.startWorker();
-  sink = createResultSink({ store: h.store, enqueueDelivery: h.queue.enqueueDelivery });
+  sink = createResultSink({ record: h.records.record, enqueueDelivery: h.queue.enqueueDelivery });
 }, 120_000);
 
 afterAll(async () => {
@@ -34,8 +34,16 @@ afterAll(async () => {
 describe("user_data routing: a REST result also goes to the farmer", () => {
   it("WhatsApp: sent through Twilio at simple level, once, and kept as the farmer's last result", async () => {
     const result = await restResult(4);
-    await sink(result, "en", { channel: "whatsapp", phone: "+254733000444" });
-    await sink(result, "en", { channel: "whatsapp", phone: "+254733000444" });
+    await sink(result, {
+      language: "en",
+      source: "api",
+      routing: { channel: "whatsapp", phone: "+254733000444" },
+    });
+    await sink(result, {
+      language: "en",
+      source: "api",
+      routing: { channel: "whatsapp", phone: "+254733000444" },
+    });
     const [send] = await h.standIn.waitForSends("twilio", 1, 30_000);
     const stored = await h.store.lastFor("+254733000444");
     expect(stored?.result.request_id).toBe(result.request_id);
@@ -50,7 +58,11 @@ describe("user_data routing: a REST result also goes to the farmer", () => {
 
   it("SMS: sent through Africa's Talking in at most 3 segments", async () => {
     const result = await restResult(5);
-    await sink(result, "fr", { channel: "sms", phone: "+221771234567" });
+    await sink(result, {
+      language: "fr",
+      source: "api",
+      routing: { channel: "sms", phone: "+221771234567" },
+    });
     const [send] = await h.standIn.waitForSends("africastalking", 1, 30_000);
     const stored = await h.store.get(result.request_id);
     expect(send!.body).toMatchObject({
@@ -61,7 +73,7 @@ describe("user_data routing: a REST result also goes to the farmer", () => {
 
   it("Telegram: sent to the chat", async () => {
     const result = await restResult(6);
-    await sink(result, "pt", { channel: "telegram", chatId: "123456" });
+    await sink(result, { language: "pt", source: "api", routing: { channel: "telegram", chatId: "123456" } });
     const [send] = await h.standIn.waitForSends("telegram", 1, 30_000);
     expect(send!.body).toMatchObject({ chat_id: "123456", parse_mode: "HTML" });
     expect((await h.store.lastFor("tg:123456"))?.result.request_id).toBe(result.request_id);
@@ -70,7 +82,7 @@ describe("user_data routing: a REST result also goes to the farmer", () => {
   it("without routing keys, only stores", async () => {
     const result = await restResult(7);
     const counts = await h.queue.queue.getJobCounts();
-    await sink(result, "en", undefined);
+    await sink(result, { language: "en", source: "api" });
     expect((await h.store.get(result.request_id))?.code).toMatch(/^[A-Z2-9]{6}$/);
     expect(await h.queue.queue.getJobCounts()).toEqual(counts);
   });

@@ -3,6 +3,7 @@ import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseCodeRequest } from "../../channels/core/code-command.js";
 import { deliverableChannels } from "../../channels/core/enabled.js";
+import { createRecords } from "../../src/results/records.js";
 import { CODE_ALPHABET, newShortCode, normalizeShortCode } from "../../src/results/short-code.js";
 import { createResultSink } from "../../src/results/sink.js";
 import { createResultStore, RESULT_TTL_SECONDS } from "../../src/results/store.js";
@@ -117,7 +118,7 @@ describe("result store in memory (no REDIS_URL)", () => {
 });
 
 describe("result sink (REST results)", () => {
-  const store = createResultStore(redis, { prefix });
+  const { store, record } = createRecords(redis, { prefix });
   const routed: string[] = [];
   const enqueueDelivery = async (requestId: string) => void routed.push(requestId);
 
@@ -146,9 +147,9 @@ describe("result sink (REST results)", () => {
       telegram: { botToken: "t", webhookSecret: "s" },
       africasTalking: undefined,
     });
-    const sink = createResultSink({ store, enqueueDelivery, deliverable, logger });
+    const sink = createResultSink({ record, enqueueDelivery, deliverable, logger });
     const result = resultFixture();
-    await sink(result, "en", { channel: "telegram", chatId: "42" });
+    await sink(result, { language: "en", source: "api", routing: { channel: "telegram", chatId: "42" } });
     expect(routed).toContain(result.request_id);
     expect(lines).toEqual([]);
   });
@@ -161,13 +162,21 @@ describe("result sink (REST results)", () => {
       africasTalking: undefined,
     });
     const result = resultFixture();
-    await createResultSink({ store, enqueueDelivery, deliverable: telegramOnly, logger })(result, "en", {
-      channel: "whatsapp",
-      phone: "+254712345678",
+    await createResultSink({ record, enqueueDelivery, deliverable: telegramOnly, logger })(result, {
+      language: "en",
+      source: "api",
+      routing: {
+        channel: "whatsapp",
+        phone: "+254712345678",
+      },
     });
     const other = resultFixture();
     // No channel configured at all: no queue to deliver through.
-    await createResultSink({ store, logger })(other, "en", { channel: "sms", phone: "+254712345678" });
+    await createResultSink({ record, logger })(other, {
+      language: "en",
+      source: "api",
+      routing: { channel: "sms", phone: "+254712345678" },
+    });
 
     expect(routed).not.toContain(result.request_id);
     expect((await store.get(result.request_id))?.owner).toBe("+254712345678");

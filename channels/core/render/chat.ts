@@ -8,7 +8,7 @@ export const CHAT_LIMITS = { telegram: 4096, whatsapp: 1600 } as const;
 export type ChatFlavour = keyof typeof CHAT_LIMITS;
 
 // Telegram replies use parse_mode HTML (escaping three characters is all it needs); WhatsApp bolds *text*.
-const STYLE: Record<ChatFlavour, { bold: (s: string) => string; esc: (s: string) => string }> = {
+export const STYLE: Record<ChatFlavour, { bold: (s: string) => string; esc: (s: string) => string }> = {
   telegram: {
     bold: (s) => `<b>${s}</b>`,
     esc: (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"),
@@ -34,7 +34,7 @@ export function renderChatText(text: string, flavour: ChatFlavour): string {
   return STYLE[flavour].esc(text).slice(0, CHAT_LIMITS[flavour]);
 }
 
-function list(heading: string, items: string[]): string {
+export function list(heading: string, items: string[]): string {
   return items.length ? [heading, ...items.map((i) => `• ${i}`)].join("\n") : "";
 }
 

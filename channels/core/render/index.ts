@@ -1,5 +1,6 @@
 import type { Language } from "../../../src/diagnosis/types.js";
 import type { ChannelKind } from "../types.js";
+import { type AnswerView, renderChatAnswer, renderSmsAnswer } from "./answer.js";
 import { type ChatFlavour, renderChat, renderChatText } from "./chat.js";
 import { renderSmsSummary, renderSmsText, renderSmsTreatment } from "./sms.js";
 import type { Texts } from "./texts.js";
@@ -12,6 +13,8 @@ export interface Renderer {
   /** The answer to "code 2": on SMS the treatment; chats carry everything in every answer. */
   treatment(view: ResultView, language: Language, channel: ChannelKind): string;
   text(language: Language, channel: ChannelKind, key: string, vars?: Record<string, string | number>): string;
+  /** An extension officer's answer to a photo the farmer sent. */
+  answer(view: AnswerView, language: Language, channel: ChannelKind): string;
 }
 
 // MMS replies go back as SMS: the handset that sent the photo reads them as texts.
@@ -30,6 +33,10 @@ export function createRenderer(t: Texts): Renderer {
     treatment(view, language, channel) {
       const flavour = chatFlavour(channel);
       return flavour ? renderChat(view, language, t, flavour) : renderSmsTreatment(view, language, t);
+    },
+    answer(view, language, channel) {
+      const flavour = chatFlavour(channel);
+      return flavour ? renderChatAnswer(view, language, t, flavour) : renderSmsAnswer(view, language, t);
     },
     text(language, channel, key, vars) {
       const flavour = chatFlavour(channel);

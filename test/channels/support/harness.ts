@@ -17,7 +17,8 @@ import { createTelegramAdapter } from "../../../channels/telegram/send.js";
 import { createTwilioAdapter } from "../../../channels/twilio/send.js";
 import type { Config } from "../../../src/config.js";
 import type { Diagnoser } from "../../../src/diagnosis/diagnoser.js";
-import { createResultStore, type ResultStore } from "../../../src/results/store.js";
+import { createRecords, type Records } from "../../../src/results/records.js";
+import type { ResultStore } from "../../../src/results/store.js";
 import {
   type ProviderStandIn,
   routeAfricasTalkingTo,
@@ -48,6 +49,7 @@ export interface Harness {
   app: FastifyInstance;
   redis: Redis;
   store: ResultStore;
+  records: Records;
   languages: LanguageMemory;
   queue: ChannelQueue;
   renderer: Renderer;
@@ -65,7 +67,12 @@ export interface HarnessOptions {
   knowledge?: SimpleKnowledge;
   allowedIps?: string[];
   /** The server the webhooks join (the REST app, as src/server.ts does); a bare Fastify otherwise. */
-  baseApp?: (parts: { redis: Redis; store: ResultStore; queue: ChannelQueue }) => Promise<FastifyInstance>;
+  baseApp?: (parts: {
+    redis: Redis;
+    records: Records;
+    queue: ChannelQueue;
+    keyPrefix: string;
+  }) => Promise<FastifyInstance>;
 }
 
 export async function startHarness({
@@ -85,7 +92,8 @@ export async function startHarness({
   const stopInterceptingAt = routeAfricasTalkingTo(standIn);
 
   const config = { ...TEST_CONFIG, africasTalking: { ...TEST_CONFIG.africasTalking, allowedIps } };
-  const store = createResultStore(redis, { prefix: keyPrefix });
+  const records = createRecords(redis, { prefix: keyPrefix });
+  const store = records.store;
   const languages = createLanguageMemory(redis, keyPrefix);
   const queue = createChannelQueue({ connection: redis, prefix: queuePrefix });
   const texts = createTexts();
@@ -101,7 +109,7 @@ export async function startHarness({
   };
 
   const app = baseApp
-    ? await baseApp({ redis, store, queue })
+    ? await baseApp({ redis, records, queue, keyPrefix })
     : Fastify({ logger: { level: "debug", stream: { write: (line: string) => void logs.push(line) } } });
   await app.register(channelsPlugin, {
     config,
@@ -119,6 +127,7 @@ export async function startHarness({
     app,
     redis,
     store,
+    records,
     languages,
     queue,
     renderer,
@@ -132,7 +141,7 @@ export async function startHarness({
         prefix: queuePrefix,
         concurrency: 2,
         diagnoser,
-        store,
+        records,
         languages,
         renderer,
         adapters,

@@ -1,0 +1,78 @@
+import type { Language } from "../../../src/diagnosis/types.js";
+import type { StoredResult } from "../../../src/results/types.js";
+import { CHAT_LIMITS, type ChatFlavour, list, STYLE } from "./chat.js";
+import { fitSentences } from "./sms.js";
+import type { Texts } from "./texts.js";
+import { asSentence, type SimpleKnowledge, sentences } from "./view.js";
+
+/** An officer's answer, as the farmer is told it: a class with its farmer-level texts, or their own words. */
+export type AnswerView =
+  | {
+      kind: "class";
+      code: string;
+      name: string;
+      description: string;
+      actions: string[];
+      prevention: string[];
+    }
+  | { kind: "text"; code: string; diagnosis: string; advice: string };
+
+export function answerViewOf(
+  stored: StoredResult,
+  language: Language,
+  knowledge: SimpleKnowledge | undefined,
+): AnswerView | undefined {
+  const decision = stored.review?.decision;
+  if (!decision) return undefined;
+  const code = stored.code;
+  if (!decision.classId)
+    return { kind: "text", code, diagnosis: decision.diagnosis ?? "", advice: decision.advice ?? "" };
+  const described = knowledge?.describe(decision.classId, language);
+  const treated = knowledge?.treatment([decision.classId], language);
+  return {
+    kind: "class",
+    code,
+    name: described?.name ?? decision.classId,
+    description: described?.description ?? "",
+    actions: treated?.immediateActions ?? [],
+    prevention: treated?.prevention ?? [],
+  };
+}
+
+export function renderChatAnswer(
+  view: AnswerView,
+  language: Language,
+  t: Texts,
+  flavour: ChatFlavour,
+): string {
+  const { bold, esc } = STYLE[flavour];
+  const blocks =
+    view.kind === "text"
+      ? [
+          bold(esc(t(language, "officer_text", { code: view.code }))),
+          bold(esc(view.diagnosis)),
+          esc(view.advice),
+        ]
+      : [
+          bold(esc(t(language, "officer_class", { code: view.code, name: view.name }))),
+          esc(view.description),
+          list(bold(esc(t(language, "what_to_do"))), view.actions.map(esc)),
+          list(bold(esc(t(language, "prevention"))), view.prevention.map(esc)),
+        ];
+  return blocks.filter(Boolean).join("\n\n").slice(0, CHAT_LIMITS[flavour]);
+}
+
+/**
+ * On SMS a named class is cut to three segments like any result; an officer's own words go as written
+ * (the console bounds their length), in as many segments as they take.
+ */
+export function renderSmsAnswer(view: AnswerView, language: Language, t: Texts): string {
+  if (view.kind === "text")
+    return `${t(language, "officer_text", { code: view.code })}\n${view.diagnosis}\n${view.advice}`;
+  const parts = [
+    t(language, "officer_class", { code: view.code, name: view.name }),
+    ...sentences(view.description),
+    ...view.actions.map(asSentence),
+  ];
+  return fitSentences(parts, t(language, "code_more", { code: view.code }));
+}

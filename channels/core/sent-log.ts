@@ -1,0 +1,25 @@
+import type { SentLog } from "../../src/results/sent-log.js";
+import { type Adapters, ownerOf } from "./handlers.js";
+import type { Adapter } from "./types.js";
+
+/**
+ * The adapters, each send also written to the farmer's delivery log (what was sent, when, and why a send
+ * failed). The log never holds up or fails a send: a log write that fails is only lost.
+ */
+export function loggingSends(adapters: Adapters, log: SentLog): Adapters {
+  const wrap = (adapter: Adapter): Adapter => ({
+    ...adapter,
+    async send(reply) {
+      const entry = { at: new Date().toISOString(), channel: reply.channel, text: reply.text };
+      const owner = ownerOf(reply.provider, reply.to);
+      try {
+        await adapter.send(reply);
+      } catch (error) {
+        await log.add(owner, { ...entry, ok: false, error: (error as Error).message }).catch(() => undefined);
+        throw error;
+      }
+      await log.add(owner, { ...entry, ok: true }).catch(() => undefined);
+    },
+  });
+  return Object.fromEntries(Object.entries(adapters).map(([k, a]) => [k, wrap(a)])) as Adapters;
+}

@@ -1,0 +1,25 @@
+// The console works without this script; it only adds comfort: a preview of the chosen photo, a busy
+// state while a photo is analysed, and selects that apply themselves.
+document.addEventListener("DOMContentLoaded", () => {
+  for (const select of document.querySelectorAll("select[data-autosubmit]")) {
+    select.addEventListener("change", () => select.form?.requestSubmit());
+  }
+  const form = document.querySelector("form.diagnose");
+  if (!form) return;
+  const input = form.querySelector('input[type="file"]');
+  const preview = form.querySelector("img.preview");
+  input?.addEventListener("change", () => {
+    const file = input.files?.[0];
+    if (!file || !preview) return;
+    if (preview.src) URL.revokeObjectURL(preview.src);
+    preview.src = URL.createObjectURL(file);
+    preview.hidden = false;
+  });
+  form.addEventListener("submit", () => {
+    const button = form.querySelector('button[type="submit"]');
+    if (!button) return;
+    button.disabled = true;
+    button.textContent = form.dataset.working ?? button.textContent;
+    form.setAttribute("aria-busy", "true");
+  });
+});

@@ -1,0 +1,142 @@
+import { type FastifyPluginAsyncTypebox, Type } from "@fastify/type-provider-typebox";
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from "rate-limiter-flexible";
+import { LANGUAGES, type Language } from "../../diagnosis/types.js";
+import { SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_SECONDS } from "../../limits.js";
+import { checkPassword } from "../../staff/passwords.js";
+import { CONSOLE_PREFIX, sendPage } from "../context.js";
+import type { ConsoleDeps } from "../plugin.js";
+import { CsrfOnly, OneOf } from "../schema.js";
+import type { T } from "../texts.js";
+import { SignInPage } from "../views/sign-in.js";
+
+/** Only paths inside the console: a `next` elsewhere would make sign-in an open redirect. */
+export function safeNext(next: string | undefined): string {
+  return next && /^\/console(\/[^\\]*)?$/.test(next) && !next.startsWith("//") ? next : `${CONSOLE_PREFIX}/`;
+}
+
+const SignInBody = Type.Object({
+  _csrf: Type.Optional(Type.String()),
+  username: Type.String({ maxLength: 64 }),
+  password: Type.String({ maxLength: 256 }),
+  next: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+
+const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language) => T }> = async (
+  app,
+  deps,
+) => {
+  // Failed sign-ins are counted per address and per user name (Redis when shared): guessing is slowed
+  // whichever one an attacker varies. A success does not reset them: the window simply runs out.
+  const limiter = (points: number, name: string): RateLimiterAbstract => {
+    const common = {
+      points,
+      duration: SIGN_IN_WINDOW_SECONDS,
+      keyPrefix: `${deps.keyPrefix ?? "cd:"}signin-${name}`,
+    };
+    return deps.redis
+      ? new RateLimiterRedis({
+          ...common,
+          storeClient: deps.redis,
+          insuranceLimiter: new RateLimiterMemory(common),
+        })
+      : new RateLimiterMemory(common);
+  };
+  const perIp = limiter(SIGN_IN_ATTEMPTS.perIp, "ip");
+  const perUser = limiter(SIGN_IN_ATTEMPTS.perUser, "user");
+
+  app.get(`${CONSOLE_PREFIX}`, { schema: { hide: true } }, async (_request, reply) =>
+    reply.redirect(`${CONSOLE_PREFIX}/`, 301),
+  );
+  app.get(`${CONSOLE_PREFIX}/`, { schema: { hide: true } }, async (request, reply) =>
+    reply.redirect(request.staff ? `${CONSOLE_PREFIX}/review` : `${CONSOLE_PREFIX}/sign-in`, 303),
+  );
+
+  app.get(
+    `${CONSOLE_PREFIX}/sign-in`,
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }),
+      },
+    },
+    async (request, reply) => {
+      if (request.staff) return reply.redirect(safeNext(request.query.next), 303);
+      const ctx = await app.pageContext(request, reply);
+      return sendPage(reply, SignInPage({ ctx, next: safeNext(request.query.next) }));
+    },
+  );
+
+  app.post(
+    `${CONSOLE_PREFIX}/sign-in`,
+    { schema: { hide: true, body: SignInBody }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const username = request.body.username.trim().toLowerCase();
+      const next = safeNext(request.body.next);
+      const blocked = await Promise.all([perIp.get(request.ip), perUser.get(username)]);
+      const over = blocked.find(
+        (r, i) => r && r.consumedPoints >= [SIGN_IN_ATTEMPTS.perIp, SIGN_IN_ATTEMPTS.perUser][i]!,
+      );
+      const ctx = await app.pageContext(request, reply);
+      if (over) {
+        request.log.warn({ username }, "sign-in refused: too many failed attempts");
+        const minutes = Math.max(1, Math.ceil(over.msBeforeNext / 60_000));
+        return sendPage(reply, SignInPage({ ctx, next, error: ctx.t("sign_in.too_many", { minutes }) }), 429);
+      }
+      const account = await deps.staff.get(username);
+      const ok =
+        (await checkPassword(account?.passwordHash, request.body.password)) && account && !account.disabled;
+      if (!ok || !account) {
+        await Promise.all([perIp.penalty(request.ip), perUser.penalty(username)]).catch((e: unknown) => {
+          if (!(e instanceof RateLimiterRes)) throw e;
+        });
+        request.log.info({ username }, "sign-in failed");
+        return sendPage(reply, SignInPage({ ctx, next, error: ctx.t("sign_in.failed") }), 401);
+      }
+      // A fresh session id on sign-in: an id planted before it (session fixation) is worth nothing after.
+      const lang = request.session.get("lang");
+      await request.session.regenerate();
+      request.session.staff = account.username;
+      request.session.staffVersion = account.version;
+      if (lang) request.session.lang = lang;
+      request.log.info({ username }, "signed in");
+      return reply.redirect(next, 303);
+    },
+  );
+
+  app.post(
+    `${CONSOLE_PREFIX}/sign-out`,
+    { schema: { hide: true, body: CsrfOnly }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const username = request.session.staff;
+      await request.session.destroy();
+      request.log.info({ username }, "signed out");
+      return reply.redirect(`${CONSOLE_PREFIX}/sign-in`, 303);
+    },
+  );
+
+  app.post(
+    `${CONSOLE_PREFIX}/language`,
+    {
+      schema: {
+        hide: true,
+        body: Type.Object({
+          _csrf: Type.Optional(Type.String()),
+          lang: OneOf(LANGUAGES),
+          next: Type.Optional(Type.String({ maxLength: 2000 })),
+        }),
+      },
+      preHandler: app.csrfProtection,
+    },
+    async (request, reply) => {
+      request.session.lang = request.body.lang;
+      return reply.redirect(safeNext(request.body.next), 303);
+    },
+  );
+};
+
+export default authRoutes;

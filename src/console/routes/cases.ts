@@ -1,0 +1,100 @@
+import { type FastifyPluginAsyncTypebox, Type } from "@fastify/type-provider-typebox";
+import { parsePhoneNumberFromString } from "libphonenumber-js";
+import sharp from "sharp";
+import { decodeImage } from "../../diagnosis/image/decode.js";
+import { DETAIL_LEVELS, type DetailLevel } from "../../diagnosis/types.js";
+import { ApiError } from "../../http-errors.js";
+import type { StoredPhoto } from "../../results/photos.js";
+import { normalizeShortCode } from "../../results/short-code.js";
+import { CONSOLE_PREFIX, sendPage } from "../context.js";
+import type { ConsoleDeps } from "../plugin.js";
+import { OneOf } from "../schema.js";
+import { CasePage } from "../views/case.js";
+import { LookupPage } from "../views/lookup.js";
+
+/** A farmer as the stores key them: an E.164 number, or `tg:` and a Telegram chat id. */
+export function ownerFromQuery(query: string): string | undefined {
+  const text = query.trim();
+  const chat = /^(?:tg:)?(-?\d{5,16})$/i.exec(text);
+  if (/^tg:/i.test(text) && chat) return `tg:${chat[1]}`;
+  const phone = parsePhoneNumberFromString(text.startsWith("+") ? text : `+${text.replace(/^00/, "")}`);
+  return phone?.isValid() ? phone.number : undefined;
+}
+
+/** Photos the browser cannot show (HEIC) are shown as JPEG, converted when they are viewed. */
+async function viewable(photo: StoredPhoto): Promise<StoredPhoto> {
+  if (photo.type === "image/jpeg") return photo;
+  const decoded = await decodeImage(photo.data);
+  const data = await sharp(decoded.data, {
+    raw: { width: decoded.width, height: decoded.height, channels: 3 },
+  })
+    .jpeg({ quality: 85 })
+    .toBuffer();
+  return { data, type: "image/jpeg" };
+}
+
+const caseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
+  const { records } = deps;
+
+  app.get(
+    `${CONSOLE_PREFIX}/cases/:code`,
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({ code: Type.String({ maxLength: 16 }) }),
+        querystring: Type.Object({ level: Type.Optional(OneOf(DETAIL_LEVELS)) }),
+      },
+    },
+    async (request, reply) => {
+      const code = normalizeShortCode(request.params.code);
+      const stored = code ? await records.store.getByCode(code) : undefined;
+      if (!stored) throw new ApiError(404, "No such result: results are kept 30 days.");
+      const ctx = await app.pageContext(request, reply);
+      const open = stored.review !== undefined && !stored.review.decision;
+      const messages = stored.owner ? await records.sent.list(stored.owner) : undefined;
+      const level: DetailLevel = request.query.level ?? "standard";
+      const view = { stored, level, messages, open };
+      return sendPage(reply, CasePage({ ctx, view, knowledge: deps.knowledge }));
+    },
+  );
+
+  app.get(
+    `${CONSOLE_PREFIX}/photos/:id`,
+    { schema: { hide: true, params: Type.Object({ id: Type.String({ format: "uuid" }) }) } },
+    async (request, reply) => {
+      const photo =
+        (await records.photos.get(request.params.id)) ?? (await records.examples.photo(request.params.id));
+      if (!photo) throw new ApiError(404, "No photo");
+      const shown = await viewable(photo);
+      return reply
+        .type(shown.type)
+        .header("Cache-Control", "private, max-age=3600")
+        .header("X-Content-Type-Options", "nosniff")
+        .send(shown.data);
+    },
+  );
+
+  app.get(
+    `${CONSOLE_PREFIX}/lookup`,
+    {
+      schema: { hide: true, querystring: Type.Object({ q: Type.Optional(Type.String({ maxLength: 40 })) }) },
+    },
+    async (request, reply) => {
+      const query = (request.query.q ?? "").trim();
+      const ctx = await app.pageContext(request, reply);
+      if (!query) return sendPage(reply, LookupPage({ ctx, query }));
+      const code = normalizeShortCode(query);
+      if (code && (await records.store.getByCode(code)))
+        return reply.redirect(`${CONSOLE_PREFIX}/cases/${code}`, 303);
+      const owner = ownerFromQuery(query);
+      if (!owner) return sendPage(reply, LookupPage({ ctx, query, notFound: true }), 404);
+      const [results, messages] = await Promise.all([records.store.listFor(owner), records.sent.list(owner)]);
+      if (results.length === 0 && messages.length === 0)
+        return sendPage(reply, LookupPage({ ctx, query, notFound: true }), 404);
+      request.log.info({ staff: request.staff?.username }, "farmer looked up");
+      return sendPage(reply, LookupPage({ ctx, query, farmer: { who: owner, results, messages } }));
+    },
+  );
+};
+
+export default caseRoutes;

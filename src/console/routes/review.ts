@@ -1,0 +1,146 @@
+import { type FastifyPluginAsyncTypebox, Type } from "@fastify/type-provider-typebox";
+import { CLASS_IDS } from "../../diagnosis/knowledge/entries.js";
+import { ANSWER_MAX_CHARS, CLAIM_SECONDS } from "../../limits.js";
+import { DECISIONS, type Decision } from "../../results/types.js";
+import { answerCase } from "../../review/answer.js";
+import { CONSOLE_PREFIX, flash, sendPage } from "../context.js";
+import type { ConsoleDeps } from "../plugin.js";
+import { CsrfOnly, OneOf } from "../schema.js";
+import { LANGUAGE_NAMES } from "../views/format.js";
+import { AnswerPage, ReviewQueuePage } from "../views/review.js";
+import { cropNames } from "./diagnose.js";
+
+const Params = Type.Object({ id: Type.String({ format: "uuid" }) });
+const AnswerBody = Type.Object({
+  _csrf: Type.Optional(Type.String()),
+  kind: Type.Optional(OneOf(DECISIONS)),
+  class_id: Type.Optional(Type.String({ maxLength: 80 })),
+  diagnosis: Type.Optional(Type.String({ maxLength: ANSWER_MAX_CHARS.diagnosis })),
+  advice: Type.Optional(Type.String({ maxLength: ANSWER_MAX_CHARS.advice })),
+});
+
+const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
+  const { records } = deps;
+  const queuePage = `${CONSOLE_PREFIX}/review`;
+
+  app.get(queuePage, { schema: { hide: true } }, async (request, reply) => {
+    const ctx = await app.pageContext(request, reply);
+    return sendPage(reply, ReviewQueuePage({ ctx, cases: await records.reviews.list() }));
+  });
+
+  app.post(
+    `${queuePage}/:id/claim`,
+    { schema: { hide: true, params: Params, body: CsrfOnly }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const officer = request.staff!.username;
+      const claim = await records.reviews.claim(request.params.id, officer);
+      if (claim.ok) return reply.redirect(`${queuePage}/${request.params.id}`, 303);
+      const ctx = await app.pageContext(request, reply);
+      flash(request, "error", claim.by ? ctx.t("review.taken", { name: claim.by }) : ctx.t("review.closed"));
+      return reply.redirect(queuePage, 303);
+    },
+  );
+
+  // Opening the case renews the claim: an officer who keeps it open keeps it.
+  app.get(`${queuePage}/:id`, { schema: { hide: true, params: Params } }, async (request, reply) => {
+    const officer = request.staff!.username;
+    const ctx = await app.pageContext(request, reply);
+    const claim = await records.reviews.claim(request.params.id, officer);
+    const stored = await records.store.get(request.params.id);
+    if (!claim.ok || !stored) {
+      flash(
+        request,
+        "error",
+        claim.ok || !claim.by ? ctx.t("review.closed") : ctx.t("review.taken", { name: claim.by }),
+      );
+      return reply.redirect(queuePage, 303);
+    }
+    const heldUntil = new Date(Date.now() + CLAIM_SECONDS * 1000);
+    const view = { stored, heldUntil, classes: CLASS_IDS, cropNames: cropNames(ctx.t) };
+    return sendPage(reply, AnswerPage({ ctx, view }));
+  });
+
+  app.post(
+    `${queuePage}/:id/release`,
+    { schema: { hide: true, params: Params, body: CsrfOnly }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      await records.reviews.release(request.params.id, request.staff!.username);
+      return reply.redirect(queuePage, 303);
+    },
+  );
+
+  app.post(
+    `${queuePage}/:id/answer`,
+    { schema: { hide: true, params: Params, body: AnswerBody }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const { id } = request.params;
+      const body = request.body;
+      const officer = request.staff!.username;
+      const ctx = await app.pageContext(request, reply);
+      const stored = await records.store.get(id);
+      if (!stored) {
+        flash(request, "error", ctx.t("review.closed"));
+        return reply.redirect(queuePage, 303);
+      }
+      const problem = (text: string) => {
+        const view = {
+          stored,
+          heldUntil: new Date(Date.now() + CLAIM_SECONDS * 1000),
+          classes: CLASS_IDS,
+          cropNames: cropNames(ctx.t),
+          error: text,
+        };
+        return sendPage(reply, AnswerPage({ ctx, view }), 422);
+      };
+      const kind =
+        body.kind ?? (body.class_id ? "corrected" : body.diagnosis || body.advice ? "answered" : undefined);
+      const at = new Date().toISOString();
+      let decision: Decision;
+      if (kind === "confirmed") {
+        const best = stored.result.diagnoses[0] ?? stored.result.candidates[0];
+        if (!best) return problem(ctx.t("review.missing_class"));
+        decision = { kind, classId: best.id, officer, at };
+      } else if (kind === "corrected") {
+        if (!body.class_id || !CLASS_IDS.includes(body.class_id))
+          return problem(ctx.t("review.missing_class"));
+        const best = stored.result.diagnoses[0] ?? stored.result.candidates[0];
+        decision = {
+          kind: best?.id === body.class_id ? "confirmed" : "corrected",
+          classId: body.class_id,
+          officer,
+          at,
+        };
+      } else {
+        const diagnosis = body.diagnosis?.trim();
+        const advice = body.advice?.trim();
+        if (!diagnosis || !advice) return problem(ctx.t("review.missing_text"));
+        decision = { kind: "answered", diagnosis, advice, officer, at };
+      }
+      const outcome = await answerCase(
+        {
+          records,
+          isHealthy: (classId) => deps.knowledge.isHealthy(classId),
+          ...(deps.enqueueAnswer ? { enqueueAnswer: deps.enqueueAnswer } : {}),
+          logger: request.log,
+        },
+        id,
+        decision,
+      );
+      if (outcome.status !== "done") {
+        flash(request, "error", outcome.status === "gone" ? ctx.t("review.closed") : ctx.t("review.expired"));
+        return reply.redirect(queuePage, 303);
+      }
+      const said = outcome.sent
+        ? ctx.t("review.sent", {
+            channel: ctx.t(`source.${stored.source ?? "api"}`),
+            language: LANGUAGE_NAMES[stored.language] ?? stored.language,
+          })
+        : ctx.t("review.saved");
+      const keptNote = decision.classId ? ` ${ctx.t(outcome.kept ? "review.kept" : "review.not_kept")}` : "";
+      flash(request, "ok", `${said}${keptNote}`);
+      return reply.redirect(queuePage, 303);
+    },
+  );
+};
+
+export default reviewRoutes;

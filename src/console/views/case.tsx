@@ -1,0 +1,136 @@
+import type { Knowledge } from "../../diagnosis/kb.js";
+import { DETAIL_LEVELS, type DetailLevel } from "../../diagnosis/types.js";
+import type { SentMessage } from "../../results/sent-log.js";
+import type { StoredResult } from "../../results/types.js";
+import { CONSOLE_PREFIX, type PageContext } from "../context.js";
+import { formatWhen } from "./format.js";
+import { CsrfField, Layout } from "./layout.js";
+import { Messages } from "./lookup.js";
+import { Candidates, Facts, OutcomeBadge, Photo, TreatmentPanel } from "./result.js";
+
+export interface CaseView {
+  stored: StoredResult;
+  level: DetailLevel;
+  messages: SentMessage[] | undefined;
+  open: boolean;
+}
+
+/** The class the page explains: the officer's, else the model's diagnosis. */
+function shownClass(stored: StoredResult): string | undefined {
+  return stored.review?.decision?.classId ?? stored.result.diagnoses[0]?.id;
+}
+
+export function ReviewStatus({
+  stored,
+  ctx,
+  open,
+}: {
+  stored: StoredResult;
+  ctx: PageContext;
+  open: boolean;
+}) {
+  const { t } = ctx;
+  const review = stored.review;
+  const decision = review?.decision;
+  if (!review) return <p class="status ok">{t("case.review_not_needed")}</p>;
+  return (
+    <div class={`status ${decision ? "ok" : "waiting"}`}>
+      <p>
+        {review.reasons.map((r) => (
+          <span class={`reason ${r}`}>{t(`reason.${r}`)}</span>
+        ))}{" "}
+        {decision
+          ? t("case.review_answered", { officer: decision.officer, when: formatWhen(decision.at, ctx) })
+          : t("case.review_waiting")}
+      </p>
+      {decision && (decision.diagnosis || decision.advice) && (
+        <blockquote>
+          <strong>{decision.diagnosis}</strong>
+          <p>{decision.advice}</p>
+        </blockquote>
+      )}
+      {!decision && open && (
+        <form method="post" action={`${CONSOLE_PREFIX}/review/${stored.result.request_id}/claim`}>
+          <CsrfField ctx={ctx} />
+          <button type="submit" class="primary">
+            {t("case.answer_open")}
+          </button>
+        </form>
+      )}
+    </div>
+  );
+}
+
+export function CasePage({
+  ctx,
+  view,
+  knowledge,
+}: {
+  ctx: PageContext;
+  view: CaseView;
+  knowledge: Knowledge;
+}) {
+  const { t } = ctx;
+  const { stored, level } = view;
+  const { result } = stored;
+  const classId = shownClass(stored);
+  const top = result.diagnoses[0];
+  return (
+    <Layout ctx={ctx} title={t("case.title", { code: stored.code })}>
+      <div class="case">
+        <div class="case-photo">
+          <Photo stored={stored} ctx={ctx} />
+        </div>
+        <div class="case-body">
+          <p class="code-line">
+            <span class="muted">{t("case.tell_farmer")}</span>
+            <strong class="code" data-code>
+              {stored.code}
+            </strong>
+          </p>
+          <h1>
+            <OutcomeBadge result={result} ctx={ctx} />{" "}
+            {top ? `${top.name} · ${t("case.confidence", { value: Math.round(top.confidence * 100) })}` : ""}
+          </h1>
+          {result.image_analysis.quality_issue && (
+            <p class="flash error">{t(`quality.${result.image_analysis.quality_issue}`)}</p>
+          )}
+          {result.additional_notes && <p class="note">{result.additional_notes}</p>}
+          <ReviewStatus stored={stored} ctx={ctx} open={view.open} />
+          <h2>{t("case.candidates")}</h2>
+          <Candidates result={result} />
+          <Facts stored={stored} ctx={ctx} showLanguage />
+        </div>
+      </div>
+      {classId && (
+        <section class="card">
+          <div class="row between">
+            <h2>{t("case.treatment")}</h2>
+            <form method="get" class="inline">
+              <label>
+                {t("case.show_level")}{" "}
+                <select name="level" data-autosubmit>
+                  {DETAIL_LEVELS.map((l) => (
+                    <option value={l} selected={l === level}>
+                      {t(`diagnose.levels.${l}`)}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <noscript>
+                <button type="submit">OK</button>
+              </noscript>
+            </form>
+          </div>
+          <TreatmentPanel classId={classId} level={level} ctx={ctx} knowledge={knowledge} />
+        </section>
+      )}
+      {view.messages && (
+        <section class="card">
+          <h2>{t("case.messages")}</h2>
+          <Messages messages={view.messages} ctx={ctx} />
+        </section>
+      )}
+    </Layout>
+  );
+}

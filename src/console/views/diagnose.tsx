@@ -1,0 +1,81 @@
+import { CROPS, DETAIL_LEVELS, LANGUAGES } from "../../diagnosis/types.js";
+import { CONSOLE_PREFIX, type PageContext } from "../context.js";
+import { LANGUAGE_NAMES } from "./format.js";
+import { CsrfField, Layout } from "./layout.js";
+
+export function DiagnosePage({ ctx, cropNames }: { ctx: PageContext; cropNames: Record<string, string> }) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={t("diagnose.title")}>
+      <h1>{t("diagnose.title")}</h1>
+      <p class="muted lead">{t("diagnose.intro")}</p>
+      <form
+        method="post"
+        action={`${CONSOLE_PREFIX}/diagnose`}
+        enctype="multipart/form-data"
+        class="card stack diagnose"
+        data-working={t("diagnose.working")}
+      >
+        <CsrfField ctx={ctx} />
+        <label class="drop">
+          <span class="label">{t("diagnose.photo")}</span>
+          <input type="file" name="image" accept="image/*,.heic,.heif" capture="environment" required />
+          <img class="preview" alt="" hidden />
+          <small>{t("diagnose.photo_hint")}</small>
+        </label>
+        <div class="grid2">
+          <label>
+            {t("diagnose.crop")}
+            <select name="crop_type">
+              <option value="">{t("diagnose.crop_auto")}</option>
+              {CROPS.map((c) => (
+                <option value={c}>{cropNames[c] ?? c}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            {t("diagnose.region")}
+            <input name="region" maxlength={100} placeholder="Kenya" />
+            <small>{t("diagnose.region_hint")}</small>
+          </label>
+          <label>
+            {t("diagnose.farmer_language")}
+            <select name="language">
+              {LANGUAGES.map((l) => (
+                <option value={l} selected={l === ctx.lang}>
+                  {LANGUAGE_NAMES[l]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            {t("diagnose.level")}
+            <select name="detail_level">
+              {DETAIL_LEVELS.map((l) => (
+                <option value={l} selected={l === "simple"}>
+                  {t(`diagnose.levels.${l}`)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            {t("diagnose.phone")}
+            <input name="phone" type="tel" inputmode="tel" maxlength={20} placeholder="+254712345678" />
+            <small>{t("diagnose.phone_hint")}</small>
+          </label>
+          <label>
+            {t("diagnose.note")}
+            <textarea name="description" rows={2} maxlength={2000} />
+          </label>
+        </div>
+        <label class="check">
+          <input type="checkbox" name="consent" value="yes" />
+          {t("diagnose.consent")}
+        </label>
+        <button type="submit" class="primary big">
+          {t("diagnose.submit")}
+        </button>
+      </form>
+    </Layout>
+  );
+}

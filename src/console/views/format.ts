@@ -1,0 +1,39 @@
+import type { PageContext } from "../context.js";
+
+export function formatWhen(iso: string, ctx: Pick<PageContext, "lang">): string {
+  return new Intl.DateTimeFormat(ctx.lang, { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso));
+}
+
+export function formatAge(iso: string, ctx: Pick<PageContext, "t">, now = Date.now()): string {
+  const minutes = Math.max(1, Math.round((now - Date.parse(iso)) / 60_000));
+  if (minutes < 120) return ctx.t("ago.minutes", { count: minutes });
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return ctx.t("ago.hours", { count: hours });
+  return ctx.t("ago.days", { count: Math.round(hours / 24) });
+}
+
+/** An ISO country code as the country's name in the page's language; other regions as written. */
+export function regionName(
+  region: string | undefined,
+  ctx: Pick<PageContext, "lang" | "t">,
+): string | undefined {
+  if (!region) return undefined;
+  if (region === "unknown") return ctx.t("outbreaks.unknown_region");
+  if (/^[A-Z]{2}$/.test(region)) {
+    try {
+      return new Intl.DisplayNames([ctx.lang], { type: "region" }).of(region) ?? region;
+    } catch {
+      return region;
+    }
+  }
+  return region;
+}
+
+export const LANGUAGE_NAMES: Record<string, string> = {
+  en: "English",
+  fr: "Français",
+  sw: "Kiswahili",
+  es: "Español",
+  pt: "Português",
+  it: "Italiano",
+};

@@ -1,0 +1,115 @@
+import type { SentMessage } from "../../results/sent-log.js";
+import type { StoredResult } from "../../results/types.js";
+import { CONSOLE_PREFIX, type PageContext } from "../context.js";
+import { formatWhen } from "./format.js";
+import { Layout } from "./layout.js";
+import { OutcomeBadge, Photo } from "./result.js";
+
+export function Messages({ messages, ctx }: { messages: SentMessage[]; ctx: PageContext }) {
+  const { t } = ctx;
+  if (messages.length === 0) return <p class="muted">{t("lookup.no_messages")}</p>;
+  return (
+    <ul class="messages">
+      {messages.map((m) => (
+        <li class={m.ok ? "sent" : "failed"}>
+          <div class="meta">
+            <span class={`pill ${m.ok ? "ok" : "bad"}`}>{m.ok ? t("lookup.sent") : t("lookup.failed")}</span>
+            <span>{t(`source.${m.channel}`)}</span>
+            <time datetime={m.at}>{formatWhen(m.at, ctx)}</time>
+          </div>
+          <p class="bubble">{m.text}</p>
+          {m.error && <p class="error-text">{m.error}</p>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** What a result amounts to now: the officer's answer when there is one, else the model's reading. */
+export function headline(stored: StoredResult, ctx: PageContext): string {
+  const decision = stored.review?.decision;
+  if (decision?.classId) return ctx.className(decision.classId);
+  if (decision?.diagnosis) return decision.diagnosis;
+  return stored.result.diagnoses[0]?.name ?? stored.result.candidates[0]?.name ?? "";
+}
+
+export interface FarmerView {
+  who: string;
+  results: StoredResult[];
+  messages: SentMessage[];
+}
+
+export function LookupPage({
+  ctx,
+  query,
+  notFound,
+  farmer,
+}: {
+  ctx: PageContext;
+  query: string;
+  notFound?: boolean;
+  farmer?: FarmerView;
+}) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={farmer ? t("lookup.farmer", { who: farmer.who }) : t("lookup.title")}>
+      <h1>{t("lookup.title")}</h1>
+      <form method="get" action={`${CONSOLE_PREFIX}/lookup`} class="card search">
+        <label>
+          {t("lookup.query")}
+          <input
+            name="q"
+            value={query}
+            required
+            maxlength={40}
+            autocapitalize="characters"
+            placeholder="K7M4QX"
+          />
+          <small>{t("lookup.hint")}</small>
+        </label>
+        <button type="submit" class="primary">
+          {t("lookup.submit")}
+        </button>
+      </form>
+      {notFound && <p class="flash error">{t("lookup.not_found", { query })}</p>}
+      {farmer && (
+        <div class="farmer">
+          <section class="card">
+            <h2>{t("lookup.farmer", { who: farmer.who })}</h2>
+            <h3>{t("lookup.results")}</h3>
+            {farmer.results.length === 0 ? (
+              <p class="muted">{t("lookup.no_results")}</p>
+            ) : (
+              <ul class="results">
+                {farmer.results.map((s) => (
+                  <li>
+                    <a href={`${CONSOLE_PREFIX}/cases/${s.code}`} class="result-row">
+                      <Photo stored={s} ctx={ctx} small />
+                      <span class="what">
+                        <OutcomeBadge result={s.result} ctx={ctx} />
+                        <strong>{headline(s, ctx)}</strong>
+                        <span class="muted">
+                          {s.code} · {formatWhen(s.createdAt, ctx)} · {t(`source.${s.source ?? "api"}`)}
+                        </span>
+                        {s.feedback && (
+                          <span class={`pill ${s.feedback.helped ? "ok" : "bad"}`}>
+                            {t("lookup.feedback")}:{" "}
+                            {s.feedback.helped ? t("lookup.helped") : t("lookup.not_helped")}
+                          </span>
+                        )}
+                      </span>
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+          <section class="card">
+            <h3>{t("lookup.messages")}</h3>
+            <Messages messages={farmer.messages} ctx={ctx} />
+          </section>
+        </div>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,154 @@
+import { OUTBREAK_WEEKS, SURGE_FACTOR, SURGE_MIN_COUNT } from "../../limits.js";
+import type { OutbreakReport } from "../../outbreaks/report.js";
+import { CONSOLE_PREFIX, type PageContext } from "../context.js";
+import { regionName } from "./format.js";
+import { Layout } from "./layout.js";
+
+const COLOURS = ["#1b7f4b", "#c2410c", "#1d4ed8", "#a21caf", "#b45309", "#0f766e", "#be123c", "#4d7c0f"];
+const W = 720;
+const H = 260;
+const PAD = { left: 36, right: 12, top: 12, bottom: 30 };
+
+/** A line per disease over the weeks shown, drawn on the server (no script, no chart library download). */
+function Chart({ report, ctx }: { report: OutbreakReport; ctx: PageContext }) {
+  const lines = report.series.slice(0, COLOURS.length);
+  const max = Math.max(1, ...lines.flatMap((s) => s.counts));
+  const step = Math.max(1, Math.ceil(max / 4));
+  const top = step * 4;
+  const n = report.weeks.length;
+  const x = (i: number) => PAD.left + (n <= 1 ? 0 : (i * (W - PAD.left - PAD.right)) / (n - 1));
+  const y = (v: number) => PAD.top + (H - PAD.top - PAD.bottom) * (1 - v / top);
+  const fmt = new Intl.DateTimeFormat(ctx.lang, { day: "numeric", month: "short" });
+  return (
+    <figure class="chart">
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={ctx.t("outbreaks.chart")}>
+        {[0, 1, 2, 3, 4].map((i) => (
+          <g class="grid">
+            <line x1={PAD.left} x2={W - PAD.right} y1={y(i * step)} y2={y(i * step)} />
+            <text x={PAD.left - 6} y={y(i * step) + 4} text-anchor="end">
+              {i * step}
+            </text>
+          </g>
+        ))}
+        {report.weeks.map((w, i) =>
+          i % Math.ceil(n / 6) === 0 || i === n - 1 ? (
+            <text class="axis" x={x(i)} y={H - 8} text-anchor="middle">
+              {fmt.format(w.start)}
+            </text>
+          ) : null,
+        )}
+        {lines.map((s, k) => (
+          <g>
+            <polyline
+              fill="none"
+              stroke={COLOURS[k]}
+              stroke-width="2.5"
+              points={s.counts.map((v, i) => `${x(i)},${y(v)}`).join(" ")}
+            />
+            {s.counts.map((v, i) => (v > 0 ? <circle cx={x(i)} cy={y(v)} r="3" fill={COLOURS[k]} /> : null))}
+          </g>
+        ))}
+      </svg>
+      <figcaption class="legend">
+        {lines.map((s, k) => (
+          <span>
+            <i style={`background:${COLOURS[k]}`} />
+            {ctx.className(s.disease)}
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+}
+
+export function OutbreaksPage({
+  ctx,
+  report,
+  region,
+  weeks,
+}: {
+  ctx: PageContext;
+  report: OutbreakReport;
+  region: string;
+  weeks: number;
+}) {
+  const { t } = ctx;
+  const fmt = new Intl.DateTimeFormat(ctx.lang, { day: "numeric", month: "short" });
+  const recent = report.weeks.slice(-6);
+  return (
+    <Layout ctx={ctx} title={t("outbreaks.title")}>
+      <h1>{t("outbreaks.title")}</h1>
+      <p class="muted lead">{t("outbreaks.intro")}</p>
+      <form method="get" action={`${CONSOLE_PREFIX}/outbreaks`} class="card filters">
+        <label>
+          {t("outbreaks.region")}
+          <select name="region">
+            <option value="">{t("outbreaks.all_regions")}</option>
+            {report.regions.map((r) => (
+              <option value={r} selected={r === region}>
+                {regionName(r, ctx)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t("outbreaks.weeks")}
+          <select name="weeks">
+            {[4, 8, OUTBREAK_WEEKS, 26].map((w) => (
+              <option value={w} selected={w === weeks}>
+                {w}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">{t("outbreaks.show")}</button>
+      </form>
+      {report.rows.length === 0 ? (
+        <p class="card empty">{t("outbreaks.none")}</p>
+      ) : (
+        <>
+          <section class="card">
+            <h2>{t("outbreaks.chart")}</h2>
+            <Chart report={report} ctx={ctx} />
+          </section>
+          <section class="card">
+            <h2>{t("outbreaks.table")}</h2>
+            <p class="muted small">
+              {t("outbreaks.surge_rule", { factor: SURGE_FACTOR, min: SURGE_MIN_COUNT })}
+            </p>
+            <div class="scroll">
+              <table class="counts">
+                <thead>
+                  <tr>
+                    <th>{t("outbreaks.disease")}</th>
+                    <th>{t("outbreaks.region")}</th>
+                    {recent.map((w) => (
+                      <th class="num" title={t("outbreaks.week_of", { date: fmt.format(w.start) })}>
+                        {fmt.format(w.start)}
+                      </th>
+                    ))}
+                    <th class="num">{t("outbreaks.mean")}</th>
+                    <th>{t("outbreaks.surge")}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {report.rows.map((row) => (
+                    <tr class={row.surge ? "surge" : undefined}>
+                      <td>{ctx.className(row.disease)}</td>
+                      <td>{regionName(row.region, ctx)}</td>
+                      {row.counts.slice(-recent.length).map((n, i, all) => (
+                        <td class={i === all.length - 1 ? "num now" : "num"}>{n}</td>
+                      ))}
+                      <td class="num">{row.baseline.toFixed(1)}</td>
+                      <td>{row.surge ? <span class="pill bad">▲ {t("outbreaks.surge")}</span> : ""}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        </>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,180 @@
+import type { Redis } from "ioredis";
+import { CLAIM_SECONDS } from "../limits.js";
+import type { ResultStore } from "../results/store.js";
+import type { Decision, ReviewReason, StoredResult } from "../results/types.js";
+
+export interface OpenCase {
+  stored: StoredResult;
+  /** The officer answering it now, while their claim lasts. */
+  claimedBy?: string;
+}
+
+export type ClaimOutcome = { ok: true } | { ok: false; by: string } | { ok: false; by: null };
+
+export interface ReviewQueue {
+  /** Puts a result in the queue (or adds a reason to its open case); a decided case stays decided. */
+  add(stored: StoredResult, reason: ReviewReason): Promise<void>;
+  /** Open cases, oldest first. */
+  list(limit?: number): Promise<OpenCase[]>;
+  count(): Promise<number>;
+  /** Takes (or renews) the case for CLAIM_SECONDS; refused while someone else holds it, or once decided. */
+  claim(requestId: string, officer: string): Promise<ClaimOutcome>;
+  release(requestId: string, officer: string): Promise<void>;
+  /** Records the officer's answer, if they still hold the claim; the case leaves the queue. */
+  decide(requestId: string, decision: Decision): Promise<"done" | "not_claimed" | "gone">;
+}
+
+interface Keys {
+  open: string;
+  claim(id: string): string;
+}
+
+/** The parts that differ between Redis and memory: the open set and the claims. */
+interface CaseIndex {
+  enqueue(id: string, at: number): Promise<void>;
+  ids(limit: number): Promise<string[]>;
+  count(): Promise<number>;
+  holder(id: string): Promise<string | undefined>;
+  /** Claims when free or already the officer's; renews either way. */
+  take(id: string, officer: string): Promise<string>;
+  drop(id: string, officer: string): Promise<void>;
+  /** Atomically: if the officer holds the claim, release it and dequeue the case. */
+  finish(id: string, officer: string): Promise<boolean>;
+  isOpen(id: string): Promise<boolean>;
+  remove(id: string): Promise<void>;
+}
+
+export function createReviewQueue(
+  store: ResultStore,
+  redis: Redis | undefined,
+  options: { prefix?: string; claimSeconds?: number } = {},
+): ReviewQueue {
+  const claimSeconds = options.claimSeconds ?? CLAIM_SECONDS;
+  const prefix = options.prefix ?? "cd:";
+  const index = redis
+    ? redisIndex(
+        redis,
+        { open: `${prefix}review:open`, claim: (id) => `${prefix}review:claim:${id}` },
+        claimSeconds,
+      )
+    : memoryIndex(claimSeconds);
+
+  return {
+    async add(stored, reason) {
+      const id = stored.result.request_id;
+      const review = stored.review;
+      if (review?.decision) return;
+      if (review?.reasons.includes(reason) && (await index.isOpen(id))) return;
+      const queuedAt = review?.queuedAt ?? new Date().toISOString();
+      const reasons = [...new Set([...(review?.reasons ?? []), reason])];
+      if (!(await store.setState(id, "review", { reasons, queuedAt }))) return;
+      await index.enqueue(id, Date.parse(queuedAt));
+    },
+    async list(limit = 100) {
+      const ids = await index.ids(limit);
+      const cases = await Promise.all(
+        ids.map(async (id): Promise<OpenCase | undefined> => {
+          const stored = await store.get(id);
+          if (!stored) {
+            // The result expired with its 30 days: nothing left to answer.
+            await index.remove(id);
+            return undefined;
+          }
+          const claimedBy = await index.holder(id);
+          return claimedBy ? { stored, claimedBy } : { stored };
+        }),
+      );
+      return cases.filter((c): c is OpenCase => c !== undefined);
+    },
+    count: () => index.count(),
+    async claim(requestId, officer) {
+      const stored = await store.get(requestId);
+      if (!stored?.review || stored.review.decision || !(await index.isOpen(requestId)))
+        return { ok: false, by: null };
+      const holder = await index.take(requestId, officer);
+      return holder === officer ? { ok: true } : { ok: false, by: holder };
+    },
+    release: (requestId, officer) => index.drop(requestId, officer),
+    async decide(requestId, decision) {
+      const stored = await store.get(requestId);
+      if (!stored) return "gone";
+      if (!(await index.finish(requestId, decision.officer))) return "not_claimed";
+      await store.setState(requestId, "decision", decision);
+      return "done";
+    },
+  };
+}
+
+// Compares and deletes in one step, so an officer whose claim lapsed (and was taken) cannot answer too.
+const FINISH = `if redis.call('get', KEYS[1]) == ARGV[1] then
+  redis.call('del', KEYS[1]); redis.call('zrem', KEYS[2], ARGV[2]); return 1
+end
+return 0`;
+const TAKE = `local holder = redis.call('get', KEYS[1])
+if (not holder) or holder == ARGV[1] then
+  redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]); return ARGV[1]
+end
+return holder`;
+const DROP = `if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) end return 0`;
+
+function redisIndex(redis: Redis, keys: Keys, claimSeconds: number): CaseIndex {
+  return {
+    async enqueue(id, at) {
+      await redis.zadd(keys.open, "NX", String(at), id);
+    },
+    ids: (limit) => redis.zrange(keys.open, "0", String(limit - 1)),
+    count: () => redis.zcard(keys.open),
+    holder: async (id) => (await redis.get(keys.claim(id))) ?? undefined,
+    take: async (id, officer) => String(await redis.eval(TAKE, 1, keys.claim(id), officer, claimSeconds)),
+    async drop(id, officer) {
+      await redis.eval(DROP, 1, keys.claim(id), officer);
+    },
+    finish: async (id, officer) =>
+      (await redis.eval(FINISH, 2, keys.claim(id), keys.open, officer, id)) === 1,
+    isOpen: async (id) => (await redis.zscore(keys.open, id)) !== null,
+    async remove(id) {
+      await redis.multi().zrem(keys.open, id).del(keys.claim(id)).exec();
+    },
+  };
+}
+
+function memoryIndex(claimSeconds: number): CaseIndex {
+  const open = new Map<string, number>();
+  const claims = new Map<string, { officer: string; expires: number }>();
+  const holder = (id: string) => {
+    const claim = claims.get(id);
+    return claim && claim.expires > Date.now() ? claim.officer : undefined;
+  };
+  return {
+    async enqueue(id, at) {
+      if (!open.has(id)) open.set(id, at);
+    },
+    ids: async (limit) =>
+      [...open.entries()]
+        .sort((a, b) => a[1] - b[1])
+        .slice(0, limit)
+        .map(([id]) => id),
+    count: async () => open.size,
+    holder: async (id) => holder(id),
+    async take(id, officer) {
+      const current = holder(id);
+      if (current && current !== officer) return current;
+      claims.set(id, { officer, expires: Date.now() + claimSeconds * 1000 });
+      return officer;
+    },
+    async drop(id, officer) {
+      if (holder(id) === officer) claims.delete(id);
+    },
+    async finish(id, officer) {
+      if (holder(id) !== officer) return false;
+      claims.delete(id);
+      open.delete(id);
+      return true;
+    },
+    isOpen: async (id) => open.has(id),
+    async remove(id) {
+      open.delete(id);
+      claims.delete(id);
+    },
+  };
+}

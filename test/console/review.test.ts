@@ -1,0 +1,194 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Redis } from "ioredis";
+import sharp from "sharp";
+import { afterAll, describe, expect, it } from "vitest";
+import { CLAIM_SECONDS, SURGE_MIN_COUNT } from "../../src/limits.js";
+import { outbreakReport } from "../../src/outbreaks/report.js";
+import { isoWeek } from "../../src/outbreaks/weeks.js";
+import { createRecords } from "../../src/results/records.js";
+import { answerCase } from "../../src/review/answer.js";
+import { exportDataset, MANIFEST_COLUMNS } from "../../src/review/export.js";
+import { resultFixture } from "../channels/support/fixtures.js";
+
+const redis = new Redis("redis://127.0.0.1:6379");
+const prefix = `test-review-${process.pid}-${Date.now()}:`;
+const records = createRecords(redis, { prefix });
+const isHealthy = (id: string) => id.endsWith("__healthy");
+const dirs: string[] = [];
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+const photo = () =>
+  sharp({ create: { width: 1600, height: 1200, channels: 3, background: { r: 60, g: 140, b: 50 } } })
+    .jpeg()
+    .toBuffer();
+const unsure = () => resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" });
+
+describe("the review queue", () => {
+  it("queues what the model could not answer well, oldest first, and nothing else", async () => {
+    const first = await records.record(unsure(), { language: "sw", source: "telegram", owner: "tg:1" });
+    const notCovered = await records.record(
+      resultFixture({ outcome: "crop_not_supported", diagnoses: [], candidates: [] }),
+      {
+        language: "en",
+        source: "api",
+      },
+    );
+    const low = resultFixture();
+    low.diagnoses[0]!.confidence = 0.41;
+    const lowStored = await records.record(low, {
+      language: "fr",
+      source: "whatsapp",
+      owner: "+33612345678",
+    });
+    await records.record(resultFixture(), { language: "en", source: "api" });
+    const open = await records.reviews.list();
+    expect(open.map((c) => c.stored.result.request_id)).toEqual([
+      first.result.request_id,
+      notCovered.result.request_id,
+      lowStored.result.request_id,
+    ]);
+    expect(open.map((c) => c.stored.review?.reasons)).toEqual([
+      ["unsure"],
+      ["crop_not_supported"],
+      ["low_confidence"],
+    ]);
+  });
+
+  it("lets one officer at a time hold a case; the claim expires", async () => {
+    const stored = await records.record(unsure(), { language: "sw", source: "telegram", owner: "tg:2" });
+    const id = stored.result.request_id;
+    expect(await records.reviews.claim(id, "amina")).toEqual({ ok: true });
+    expect(await records.reviews.claim(id, "baraka")).toEqual({ ok: false, by: "amina" });
+    // Baraka cannot answer a case Amina holds.
+    const refused = await records.reviews.decide(id, {
+      kind: "answered",
+      diagnosis: "x",
+      advice: "y",
+      officer: "baraka",
+      at: "",
+    });
+    expect(refused).toBe("not_claimed");
+    const ttl = await redis.ttl(`${prefix}review:claim:${id}`);
+    expect(ttl).toBeGreaterThan(CLAIM_SECONDS - 5);
+    expect(ttl).toBeLessThanOrEqual(CLAIM_SECONDS);
+    // The claim lapses (as if CLAIM_SECONDS passed): Baraka may take it, and Amina's late answer is refused.
+    await redis.del(`${prefix}review:claim:${id}`);
+    expect(await records.reviews.claim(id, "baraka")).toEqual({ ok: true });
+    const late = await answerCase({ records, isHealthy }, id, {
+      kind: "answered",
+      diagnosis: "x",
+      advice: "y",
+      officer: "amina",
+      at: "",
+    });
+    expect(late.status).toBe("not_claimed");
+  });
+
+  it("records a correction: leaves the queue, moves the outbreak count, keeps the photo only with consent", async () => {
+    await records.consent.inform("tg:3");
+    const agreed = await records.record(unsure(), {
+      language: "sw",
+      source: "telegram",
+      owner: "tg:3",
+      photo: await photo(),
+      region: "Kenya",
+    });
+    await records.consent.set("tg:4", "refused");
+    const refused = await records.record(unsure(), {
+      language: "sw",
+      source: "telegram",
+      owner: "tg:4",
+      photo: await photo(),
+    });
+    const enqueued: string[] = [];
+    for (const [stored, officer] of [
+      [agreed, "amina"],
+      [refused, "amina"],
+    ] as const) {
+      const id = stored.result.request_id;
+      await records.reviews.claim(id, officer);
+      const outcome = await answerCase(
+        { records, isHealthy, enqueueAnswer: async (requestId) => void enqueued.push(requestId) },
+        id,
+        { kind: "corrected", classId: "tomato__early_blight", officer, at: new Date().toISOString() },
+      );
+      expect(outcome.status).toBe("done");
+    }
+    expect(enqueued).toEqual([]);
+    const ids = (await records.reviews.list()).map((c) => c.stored.result.request_id);
+    expect(ids).not.toContain(agreed.result.request_id);
+    expect((await records.store.get(agreed.result.request_id))?.review?.decision?.classId).toBe(
+      "tomato__early_blight",
+    );
+    expect((await records.examples.list()).map((e) => e.id)).toEqual([agreed.result.request_id]);
+    const week = isoWeek(new Date(agreed.createdAt));
+    const counts = await records.outbreaks.read([week]);
+    expect(counts.get(week)?.get("KE\ttomato__early_blight")).toBe(1);
+  });
+
+  it("exports the kept photos in the shared datasets' layout", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "export-"));
+    dirs.push(dir);
+    const summary = await exportDataset(records.examples, dir);
+    expect(summary).toMatchObject({ photos: 1, classes: { tomato__early_blight: 1 }, skipped: [] });
+    expect((await readdir(dir)).sort()).toEqual(["manifest.csv", "tomato__early_blight"]);
+    const [header, row] = (await readFile(path.join(dir, "manifest.csv"), "utf8")).trim().split("\n");
+    expect(header).toBe(MANIFEST_COLUMNS.join(","));
+    const fields = Object.fromEntries(MANIFEST_COLUMNS.map((c, i) => [c, row!.split(",")[i]]));
+    expect(fields).toMatchObject({
+      label: "tomato__early_blight",
+      crop: "tomato",
+      condition: "early_blight",
+      source_channel: "telegram",
+      region: "KE",
+      officer_decision: "corrected",
+      officer: "amina",
+      consent: "informed_no_objection",
+      model_outcome: "unsure",
+    });
+    const image = await sharp(path.join(dir, fields.file!)).metadata();
+    expect([image.width, image.height]).toEqual([1024, 768]);
+    expect([fields.width, fields.height]).toEqual(["1024", "768"]);
+    await expect(exportDataset(records.examples, dir)).rejects.toThrow(/not empty/);
+  });
+});
+
+describe("the outbreak view", () => {
+  it("flags a surge: this week at least twice the mean of the four before, with a minimum count", async () => {
+    const now = new Date("2026-11-25T12:00:00Z");
+    const weekAgo = (n: number) => isoWeek(new Date(now.getTime() - n * 7 * 86_400_000));
+    const counts = createRecords(undefined).outbreaks;
+    for (const [n, c] of [
+      [4, 1],
+      [3, 2],
+      [2, 1],
+      [1, 2],
+      [0, 6],
+    ] as const)
+      await counts.add(weekAgo(n), "KE", "maize__common_rust", c);
+    for (const [n, c] of [
+      [1, 4],
+      [0, 4],
+    ] as const)
+      await counts.add(weekAgo(n), "TZ", "maize__common_rust", c);
+    await counts.add(weekAgo(0), "UG", "bean__rust", SURGE_MIN_COUNT - 1);
+    const report = await outbreakReport(counts, { now, weeks: 8 });
+    const row = (region: string) => report.rows.find((r) => r.region === region)!;
+    expect(row("KE")).toMatchObject({ thisWeek: 6, baseline: 1.5, surge: true });
+    expect(row("TZ")).toMatchObject({ thisWeek: 4, baseline: 1, surge: false });
+    expect(row("UG")).toMatchObject({ thisWeek: SURGE_MIN_COUNT - 1, baseline: 0, surge: false });
+    expect(report.rows[0]?.region).toBe("KE");
+    expect(report.weeks).toHaveLength(8);
+    expect(report.series.find((s) => s.disease === "maize__common_rust")?.counts.at(-1)).toBe(10);
+    const kenya = await outbreakReport(counts, { now, weeks: 8, region: "KE" });
+    expect(kenya.rows.map((r) => r.region)).toEqual(["KE"]);
+  });
+});

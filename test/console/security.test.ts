@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultFixture } from "../channels/support/fixtures.js";
+import { type ConsoleTestApp, consoleTestApp, PARTNER_KEYS, Visitor } from "./support.js";
+
+const PASSWORD = "correct horse battery staple";
+let t: ConsoleTestApp;
+let caseId: string;
+let caseCode: string;
+
+beforeAll(async () => {
+  t = await consoleTestApp("security");
+  await t.addStaff("amina", PASSWORD);
+  const stored = await t.records.record(
+    resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" }),
+    {
+      language: "sw",
+      source: "telegram",
+      owner: "tg:5550001",
+      client: "partner-a",
+    },
+  );
+  caseId = stored.result.request_id;
+  caseCode = stored.code;
+}, 60_000);
+afterAll(() => t?.close());
+
+/**
+ * Every route the app serves, read off Fastify's route tree: the console's, except what the sign-in page
+ * itself needs (the page, its language switch, the static assets).
+ */
+function protectedRoutes(): { method: string; url: string }[] {
+  const routes: { method: string; url: string }[] = [];
+  const stack: string[] = [];
+  for (const line of t.app.printRoutes({ commonPrefix: false }).split("\n")) {
+    const match = /^([│ ]*)[├└]── (\S+) \(([A-Z, ]+)\)/.exec(line) ?? /^([│ ]*)[├└]── (\S+)$/.exec(line);
+    if (!match) continue;
+    const depth = (match[1] ?? "").length / 4;
+    stack.length = depth;
+    stack.push(match[2] ?? "");
+    const path = stack.join("");
+    if (!match[3] || !path.startsWith("/console")) continue;
+    if (
+      path.startsWith("/console/assets/") ||
+      ["/console", "/console/", "/console/sign-in", "/console/language"].includes(path)
+    )
+      continue;
+    for (const method of match[3].split(", "))
+      if (method !== "HEAD")
+        routes.push({
+          method,
+          url: path.replace(":code", caseCode).replace(":id", caseId).replace("*", "anything"),
+        });
+  }
+  return routes;
+}
+
+describe("the console without a session", () => {
+  it("refuses every route: pages send the browser to sign-in, anything else is 401", async () => {
+    const routes = protectedRoutes();
+    expect(
+      routes
+        .map(
+          (r) =>
+            `${r.method} ${r.url.replace(caseId, ":id").replace(caseCode, ":code").replace("anything", "*")}`,
+        )
+        .sort(),
+    ).toEqual(
+      [
+        "GET /console/*",
+        "GET /console/cases/:code",
+        "GET /console/diagnose",
+        "GET /console/lookup",
+        "GET /console/outbreaks",
+        "GET /console/photos/:id",
+        "GET /console/review",
+        "GET /console/review/:id",
+        "POST /console/diagnose",
+        "POST /console/review/:id/answer",
+        "POST /console/review/:id/claim",
+        "POST /console/review/:id/release",
+        "POST /console/sign-out",
+      ].sort(),
+    );
+    for (const { method, url } of routes) {
+      const res = await t.app.inject({
+        method: method as "GET" | "POST",
+        url,
+        payload: method === "POST" ? {} : undefined,
+      });
+      if (method === "GET") {
+        expect(res.statusCode, url).toBe(303);
+        expect(res.headers.location, url).toMatch(/^\/console\/sign-in\?next=/);
+      } else {
+        expect([401, 403], `${method} ${url}`).toContain(res.statusCode);
+      }
+      expect(res.body, url).not.toContain(caseCode);
+      expect(res.body, url).not.toContain("5550001");
+    }
+  });
+
+  it("refuses the results API without a key or session, and a key reads only its own results", async () => {
+    const anonymous = await t.app.inject({ method: "GET", url: `/results/${caseId}` });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json().detail).toMatch(/API key/);
+    const byCode = await t.app.inject({ method: "GET", url: `/results/${caseCode}` });
+    expect(byCode.statusCode).toBe(401);
+
+    const own = await t.app.inject({
+      method: "GET",
+      url: `/results/${caseCode}`,
+      headers: { "x-api-key": PARTNER_KEYS.a },
+    });
+    expect(own.statusCode).toBe(200);
+    expect(own.json()).toMatchObject({
+      request_id: caseId,
+      code: caseCode,
+      source: "telegram",
+      review: { status: "waiting", reasons: ["unsure"], answer: null },
+    });
+    const other = await t.app.inject({
+      method: "GET",
+      url: `/results/${caseId}`,
+      headers: { "x-api-key": PARTNER_KEYS.b },
+    });
+    expect(other.statusCode).toBe(404);
+    const missing = await t.app.inject({
+      method: "GET",
+      url: "/results/K7M4QX",
+      headers: { "x-api-key": PARTNER_KEYS.a },
+    });
+    expect(missing.statusCode).toBe(404);
+  });
+
+  it("records which key made a REST result, so that key and only it reads it back", async () => {
+    const { multipartBody } = await import("../api/support/form.js");
+    const { payload, headers } = await multipartBody(
+      { language: "en" },
+      { data: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1]) },
+    );
+    const made = await t.app.inject({
+      method: "POST",
+      url: "/diagnosis/",
+      payload,
+      headers: { ...headers, "x-api-key": PARTNER_KEYS.b },
+    });
+    expect(made.statusCode).toBe(200);
+    const id = made.json().request_id as string;
+    // The sink runs after the response: wait for the stored result.
+    for (let i = 0; i < 100 && !(await t.records.store.get(id)); i++)
+      await new Promise((r) => setImmediate(r));
+    const read = await t.app.inject({
+      method: "GET",
+      url: `/results/${id}`,
+      headers: { "x-api-key": PARTNER_KEYS.b },
+    });
+    expect(read.statusCode).toBe(200);
+    expect(read.json().result.request_id).toBe(id);
+    expect(
+      (await t.app.inject({ method: "GET", url: `/results/${id}`, headers: { "x-api-key": PARTNER_KEYS.a } }))
+        .statusCode,
+    ).toBe(404);
+  });
+});
+
+describe("signing in and out", () => {
+  it("checks CSRF on sign-in and on every form once signed in", async () => {
+    const v = new Visitor(t.app);
+    await v.get("/console/sign-in");
+    const forged = await v.post(
+      "/console/sign-in",
+      { username: "amina", password: PASSWORD },
+      { csrf: false },
+    );
+    expect(forged.statusCode).toBe(403);
+    expect(forged.body).toContain("This form had expired");
+    expect((await v.signIn("amina", PASSWORD)).statusCode).toBe(303);
+    for (const url of [
+      "/console/sign-out",
+      "/console/language",
+      `/console/review/${caseId}/claim`,
+      `/console/review/${caseId}/release`,
+      `/console/review/${caseId}/answer`,
+    ]) {
+      const res = await v.post(
+        url,
+        { lang: "fr", kind: "answered", diagnosis: "x", advice: "y" },
+        { csrf: false },
+      );
+      expect(res.statusCode, url).toBe(403);
+      const wrong = await v.post(url, { _csrf: "not-the-token", lang: "fr" }, { csrf: false });
+      expect(wrong.statusCode, url).toBe(403);
+    }
+    // The multipart diagnose form carries its token in the body too.
+    const { multipartBody } = await import("../api/support/form.js");
+    const { payload, headers } = await multipartBody(
+      { language: "en", detail_level: "simple" },
+      { data: Buffer.from([1]) },
+    );
+    const upload = await t.app.inject({
+      method: "POST",
+      url: "/console/diagnose",
+      payload,
+      headers: { ...headers, cookie: v.cookieHeader },
+    });
+    expect(upload.statusCode).toBe(403);
+    // Still signed in: the forged requests changed nothing.
+    expect((await v.get("/console/review")).statusCode).toBe(200);
+  });
+
+  it("refuses a wrong password with one message, and rate-limits guessing per user name", async () => {
+    await t.addStaff("baraka", PASSWORD);
+    const v = new Visitor(t.app);
+    const wrong = await v.signIn("baraka", "not the password at all");
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.body).toContain("Wrong user name or password.");
+    const nobody = await v.signIn("nobody", "not the password at all");
+    expect(nobody.body).toContain("Wrong user name or password.");
+    for (let i = 0; i < 4; i++) await v.signIn("baraka", `guess ${i} of a password`);
+    // Five failures: even the right password is refused until the window runs out.
+    const locked = await v.signIn("baraka", PASSWORD);
+    expect(locked.statusCode).toBe(429);
+    expect(locked.body).toMatch(/Too many attempts/);
+  });
+
+  it("ends the session on sign-out: the old cookie opens nothing", async () => {
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    const cookie = v.cookieHeader;
+    expect((await v.get("/console/review")).statusCode).toBe(200);
+    expect((await v.post("/console/sign-out", {})).statusCode).toBe(303);
+    const replay = await t.app.inject({ method: "GET", url: "/console/review", headers: { cookie } });
+    expect(replay.statusCode).toBe(303);
+    expect(replay.headers.location).toMatch(/sign-in/);
+    const api = await t.app.inject({ method: "GET", url: `/results/${caseId}`, headers: { cookie } });
+    expect(api.statusCode).toBe(401);
+  });
+
+  it("lets a signed-in officer read any result through the results API", async () => {
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    const res = await t.app.inject({
+      method: "GET",
+      url: `/results/${caseId}`,
+      headers: { cookie: v.cookieHeader },
+    });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it("ends the sessions of a disabled account at their next request", async () => {
+    await t.addStaff("chidi", PASSWORD);
+    const v = new Visitor(t.app);
+    await v.signIn("chidi", PASSWORD);
+    expect((await v.get("/console/review")).statusCode).toBe(200);
+    const account = (await t.staff.get("chidi"))!;
+    await t.staff.put({ ...account, disabled: true, version: account.version + 1 });
+    expect((await v.get("/console/review")).statusCode).toBe(303);
+  });
+
+  it("never logs or stores a password in clear", async () => {
+    const stored = JSON.stringify(await t.staff.list());
+    expect(stored).not.toContain(PASSWORD);
+    expect(stored).toMatch(/\$argon2id\$v=19\$/);
+    const logs = t.logs().join("\n");
+    expect(logs).toContain("signed in");
+    expect(logs).not.toContain(PASSWORD);
+    expect(logs).not.toContain("not the password at all");
+    expect(logs).not.toMatch(/cd_console=/);
+  });
+});

@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { Redis } from "ioredis";
+import { buildApp } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
+import { createRecords, type Records } from "../../src/results/records.js";
+import { createResultSink } from "../../src/results/sink.js";
+import { createStaffStore, type Role, type StaffStore } from "../../src/staff/accounts.js";
+import { hashPassword } from "../../src/staff/passwords.js";
+import { capturedLogger } from "../api/support/app.js";
+import { StubDiagnoser } from "../api/support/stub-diagnoser.js";
+
+export const PARTNER_KEYS = { a: "partner-a-key-0123456789", b: "partner-b-key-0123456789" };
+
+export interface ConsoleTestApp {
+  app: FastifyInstance;
+  redis: Redis;
+  records: Records;
+  staff: StaffStore;
+  logs: () => string[];
+  addStaff(username: string, password: string, role?: Role): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The REST app with the console, on the real Redis under a key prefix of its own. */
+export async function consoleTestApp(name: string): Promise<ConsoleTestApp> {
+  const prefix = `test-console-${name}-${process.pid}-${Date.now()}:`;
+  const redis = new Redis("redis://127.0.0.1:6379");
+  const records = createRecords(redis, { prefix });
+  const staff = createStaffStore(redis, { prefix, file: "/nonexistent" });
+  const { logger, lines } = capturedLogger();
+  const digest = (key: string) => createHash("sha256").update(key).digest("hex");
+  const config = loadConfig({
+    API_KEYS: `partner-a:${digest(PARTNER_KEYS.a)}:100,partner-b:${digest(PARTNER_KEYS.b)}:100`,
+    CONSOLE_SESSION_SECRET: "a-session-secret-of-at-least-32-characters",
+  });
+  const knowledge = await createKnowledge();
+  const app = await buildApp(
+    {
+      config,
+      diagnoser: new StubDiagnoser(),
+      redis,
+      records,
+      staff,
+      knowledge,
+      resultSink: createResultSink({ record: records.record }),
+    },
+    { logger, rateLimitKeyPrefix: `${prefix}rl`, keyPrefix: prefix },
+  );
+  await app.ready();
+  return {
+    app,
+    redis,
+    records,
+    staff,
+    logs: lines,
+    async addStaff(username, password, role = "officer") {
+      await staff.put({
+        username,
+        name: username,
+        role,
+        passwordHash: await hashPassword(password),
+        disabled: false,
+        createdAt: new Date().toISOString(),
+        version: 1,
+      });
+    },
+    async close() {
+      await app.close();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    },
+  };
+}
+
+/** A browser's view of the console through inject(): a cookie jar and the CSRF token of the last page. */
+export class Visitor {
+  private cookies = new Map<string, string>();
+  csrf = "";
+  constructor(private readonly app: FastifyInstance) {}
+
+  private remember(res: LightMyRequestResponse) {
+    for (const c of res.cookies) {
+      if (c.value === "" || (c.expires && c.expires.getTime() < Date.now())) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+    const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
+    if (token) this.csrf = token;
+  }
+
+  get cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+
+  async get(url: string) {
+    const res = await this.app.inject({ method: "GET", url, headers: { cookie: this.cookieHeader } });
+    this.remember(res);
+    return res;
+  }
+
+  async post(url: string, form: Record<string, string>, { csrf = true } = {}) {
+    const body = new URLSearchParams({ ...form, ...(csrf ? { _csrf: this.csrf } : {}) }).toString();
+    const res = await this.app.inject({
+      method: "POST",
+      url,
+      payload: body,
+      headers: { cookie: this.cookieHeader, "content-type": "application/x-www-form-urlencoded" },
+    });
+    this.remember(res);
+    return res;
+  }
+
+  async signIn(username: string, password: string) {
+    await this.get("/console/sign-in");
+    return this.post("/console/sign-in", { username, password });
+  }
+}
