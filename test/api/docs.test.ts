@@ -22,7 +22,7 @@ describe("/openapi.json", () => {
     expect(doc.info.title).toBeTruthy();
     expect(doc.info.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(doc.servers).toHaveLength(1);
-    expect(doc.tags.map((t: Json) => t.name)).toEqual(["diagnosis", "health"]);
+    expect(doc.tags.map((t: Json) => t.name)).toEqual(["diagnosis", "health", "results"]);
     expect(doc.components.securitySchemes.ApiKeyHeader).toMatchObject({
       type: "apiKey",
       in: "header",
