@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LIMITS, type Limit } from "./limits.js";
+import { createLogger } from "./logger.js";
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -249,6 +250,20 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+/**
+ * The configuration, or exit 1 with every problem named: one JSON line like every other line the service
+ * writes (a log collector takes it as it takes the rest), before any logger of the process exists.
+ */
+export function readConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    createLogger("info").fatal({ problems: error.problems }, "invalid configuration");
+    process.exit(1);
+  }
 }
 
 /**

@@ -65,6 +65,12 @@ export const UPLOAD_WAIT_MS = 10_000;
  */
 export const WEBHOOK_REDIS_BUDGET_MS = 800;
 
+/** Seconds a provider that honours Retry-After is asked to wait before delivering a webhook again. */
+export const REDELIVERY_SECONDS = 30;
+
+/** Messages of a provider that never delivers again (Africa's Talking SMS) kept in memory while Redis is down. */
+export const OUTBOX_MAX_MESSAGES = 10_000;
+
 /** Checking for timed-out requests this often keeps a cut within a second of its limit (Node's default: 30 s). */
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 

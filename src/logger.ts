@@ -27,3 +27,34 @@ export function loggerOptions(level: string) {
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
 }
+
+/**
+ * An error and its causes in one line, e.g. `TypeError: fetch failed <- getaddrinfo ENOTFOUND api.twilio.com
+ * (ENOTFOUND)`: the real reason of a failed download is the cause, not the TypeError.
+ */
+export function errorChain(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (current instanceof Error) {
+      const code = (current as { code?: unknown }).code;
+      const name = current.name === "Error" ? "" : `${current.name}: `;
+      parts.push(`${name}${current.message}${typeof code === "string" ? ` (${code})` : ""}`);
+      current = current.cause;
+    } else {
+      parts.push(String(current));
+      current = undefined;
+    }
+  }
+  return parts.join(" <- ");
+}
+
+/** A crash is logged as one JSON line, not as Node's multi-line stack dump on stderr, and ends the process. */
+export function logUncaught(logger: Logger): void {
+  const fatal = (kind: string) => (error: unknown) => {
+    logger.fatal({ err: error }, kind);
+    process.exit(1);
+  };
+  process.on("uncaughtException", fatal("uncaught exception"));
+  process.on("unhandledRejection", fatal("unhandled promise rejection"));
+}

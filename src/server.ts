@@ -1,39 +1,26 @@
-import { once } from "node:events";
 import closeWithGrace from "close-with-grace";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { anyChannelConfigured, deliverableChannels } from "../channels/core/enabled.js";
 import channelsPlugin from "../channels/core/plugin.js";
 import { createChannelQueue } from "../channels/core/queue.js";
 import { buildApp } from "./app.js";
-import { type Config, ConfigError, loadConfig, redisNamespaces } from "./config.js";
+import { readConfigOrExit, redisNamespaces } from "./config.js";
 import { createDiagnoser } from "./diagnosis/diagnose.js";
 import { createKnowledge } from "./diagnosis/kb.js";
 import { createLogger } from "./logger.js";
+import { stopWithNpm } from "./npm-parent.js";
+import { createRedis, untilReady } from "./redis.js";
 import { createRecords } from "./results/records.js";
 import { createResultSink } from "./results/sink.js";
 import { createStaffStore } from "./staff/accounts.js";
 
-function readConfig(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    // Before any logger exists: a plain message an operator reads in the terminal or the container log.
-    console.error(error.message);
-    process.exit(1);
-  }
-}
-
-const config = readConfig();
+const config = readConfigOrExit();
 const logger = createLogger(config.logLevel);
 
 /** Waits briefly for Redis so the first requests share limits; a Redis that is down only degrades /health. */
 async function connectRedis(url: string): Promise<Redis> {
-  const redis = new Redis(url, { connectionName: "crop-diagnosis-api" });
-  redis.on("error", (err) => logger.warn({ err: { message: err.message } }, "redis connection problem"));
-  const ready = once(redis, "ready").then(() => true);
-  const timeout = new Promise<false>((resolve) => setTimeout(resolve, 5000, false).unref());
-  if (!(await Promise.race([ready, timeout])))
+  const redis = createRedis(url, logger, { name: "crop-diagnosis-api" });
+  if (!(await untilReady(redis, 5000)))
     logger.warn("redis not ready yet; rate limits are per instance until it is");
   return redis;
 }
@@ -87,6 +74,11 @@ closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
   await queue?.close();
   await diagnoser.close();
   await redis?.quit();
+});
+
+stopWithNpm(() => {
+  logger.warn("npm, which started this server, is gone: shutting down");
+  process.kill(process.pid, "SIGTERM");
 });
 
 try {

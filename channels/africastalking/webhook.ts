@@ -1,6 +1,10 @@
 import { BlockList, isIP } from "node:net";
 import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { languageFromPhone } from "../core/language.js";
+import type { Outbox } from "../core/outbox.js";
+import { ChannelsUnavailableError, type RedisGate } from "../core/redis-gate.js";
+import { ussdScreen } from "../core/render/ussd.js";
 import { sameSecret } from "../core/secret.js";
 import type { InboundMessage } from "../core/types.js";
 import { WEBHOOK_ROUTE_CONFIG } from "../core/webhook-route.js";
@@ -55,6 +59,10 @@ export interface AfricasTalkingWebhookOptions {
   webhookToken: string;
   allowedIps: string[];
   enqueue: (message: InboundMessage) => Promise<void>;
+  /** Where an SMS waits while Redis is down: Africa's Talking does not deliver a callback again. */
+  outbox: Outbox;
+  /** Bounds the USSD menu's Redis reads: a gateway hangs up after a few seconds. */
+  gate: RedisGate;
   ussd: UssdDeps;
 }
 
@@ -85,8 +93,22 @@ export async function africasTalkingWebhook(
     { logSerializers: HIDE_TOKEN, config: WEBHOOK_ROUTE_CONFIG },
     async (request, reply) => {
       const message = parseAfricasTalkingSms((request.body ?? {}) as Form);
-      if (message) await options.enqueue(message);
-      else request.log.warn("africastalking sms callback without id/from/to ignored");
+      if (!message) {
+        request.log.warn("africastalking sms callback without id/from/to ignored");
+        return reply.code(200).send();
+      }
+      try {
+        await options.enqueue(message);
+      } catch (error) {
+        if (!(error instanceof ChannelsUnavailableError)) throw error;
+        if (!options.outbox.keep(message)) {
+          request.log.error(
+            { reason: error.message },
+            "africastalking sms lost: Redis is down and the outbox is full",
+          );
+          return reply.code(503).send({ detail: "Temporarily unavailable", request_id: request.id });
+        }
+      }
       return reply.code(200).send();
     },
   );
@@ -96,10 +118,17 @@ export async function africasTalkingWebhook(
     { logSerializers: HIDE_TOKEN, config: WEBHOOK_ROUTE_CONFIG },
     async (request, reply) => {
       const form = (request.body ?? {}) as Form;
-      const answer = await ussdRespond(
-        { phoneNumber: form.phoneNumber ?? "", text: form.text ?? "" },
-        options.ussd,
-      );
+      const phoneNumber = form.phoneNumber ?? "";
+      let answer: string;
+      try {
+        answer = await options.gate(() => ussdRespond({ phoneNumber, text: form.text ?? "" }, options.ussd));
+      } catch (error) {
+        if (!(error instanceof ChannelsUnavailableError)) throw error;
+        // The saved language is in Redis too: the phone number's country decides, else English.
+        const language = languageFromPhone(phoneNumber) ?? "en";
+        request.log.warn({ reason: error.message, language }, "ussd answered busy: Redis is unavailable");
+        answer = ussdScreen("END", options.ussd.texts(language, "busy"));
+      }
       return reply.type("text/plain; charset=utf-8").send(answer);
     },
   );

@@ -1,3 +1,4 @@
+import { errorChain } from "../../src/logger.js";
 import { retryAfterMs } from "./retry-after.js";
 import { MediaError, type Provider, ProviderRateLimitError } from "./types.js";
 
@@ -27,8 +28,9 @@ export async function downloadMedia(url: string, options: DownloadOptions): Prom
       response = await fetch(new URL(location, url), { redirect: "manual", signal });
     }
   } catch (error) {
-    // A network error or a timeout may pass: a plain error, so the queue retries the job.
-    throw new Error(`${label}: download failed (${(error as Error).name})`);
+    // A network error or a timeout may pass: a plain error, so the queue retries the job. fetch's own
+    // TypeError only says "fetch failed"; the cause says why (ENOTFOUND, ECONNREFUSED, a timeout).
+    throw new Error(`${label}: download failed (${errorChain(error)})`, { cause: error });
   }
   const { status } = response;
   if (status === 429)

@@ -7,9 +7,12 @@ import { africasTalkingWebhook } from "../africastalking/webhook.js";
 import { telegramWebhook } from "../telegram/webhook.js";
 import { twilioWebhook } from "../twilio/webhook.js";
 import { createLanguageMemory } from "./language.js";
+import { createOutbox } from "./outbox.js";
 import type { ChannelQueue } from "./queue.js";
+import { createRedisGate } from "./redis-gate.js";
 import { createTexts, type Texts } from "./render/texts.js";
 import type { SimpleKnowledge } from "./render/view.js";
+import type { InboundMessage } from "./types.js";
 
 export interface ChannelsPluginOptions {
   config: Pick<Config, "twilio" | "telegram" | "africasTalking" | "publicBaseUrl">;
@@ -32,7 +35,9 @@ export interface ChannelsPluginOptions {
  */
 async function channels(app: FastifyInstance, options: ChannelsPluginOptions): Promise<void> {
   const { config, redis, store, queue } = options;
-  const enqueue = queue.enqueueInbound;
+  // With Redis down every webhook still answers within a second: its Redis work goes through the gate.
+  const gate = createRedisGate(redis);
+  const enqueue = (message: InboundMessage) => gate(() => queue.enqueueInbound(message));
 
   if (config.twilio) {
     const { authToken } = config.twilio;
@@ -51,7 +56,8 @@ async function channels(app: FastifyInstance, options: ChannelsPluginOptions): P
       texts: options.texts ?? createTexts(),
       ...(options.knowledge ? { knowledge: options.knowledge } : {}),
     };
-    await app.register(africasTalkingWebhook, { webhookToken, allowedIps, enqueue, ussd });
+    const outbox = createOutbox({ redis, enqueue: queue.enqueueInbound, logger: app.log });
+    await app.register(africasTalkingWebhook, { webhookToken, allowedIps, enqueue, outbox, gate, ussd });
   }
 }
 

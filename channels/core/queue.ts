@@ -51,12 +51,16 @@ export interface ChannelQueue {
 
 export interface QueueDeps {
   connection: Redis;
+
   /** BullMQ key prefix: tests and deployments sharing one Redis use their own. */
   prefix?: string;
 }
 
 export function createChannelQueue({ connection, prefix = "bull" }: QueueDeps): ChannelQueue {
   const queue = new Queue<ChannelJob>(QUEUE_NAME, { connection, prefix, defaultJobOptions: JOB_OPTIONS });
+  // The connection's problems are logged by its owner (src/redis.ts); BullMQ re-emits them here and, with no
+  // listener, prints each as a multi-line stack dump on stderr.
+  queue.on("error", () => {});
   return {
     queue,
     async enqueueInbound(message) {

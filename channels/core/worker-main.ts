@@ -1,9 +1,10 @@
 // `npm run worker`: runs channel jobs (photos in, replies out), apart from the API so each scales alone.
-import { Redis } from "ioredis";
-import { loadConfig, redisNamespaces } from "../../src/config.js";
+import { readConfigOrExit, redisNamespaces } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger, logUncaught } from "../../src/logger.js";
+import { stopWithNpm } from "../../src/npm-parent.js";
+import { createRedis } from "../../src/redis.js";
 import { createRecords } from "../../src/results/records.js";
 import { createAdapters } from "./adapters.js";
 import { anyChannelConfigured } from "./enabled.js";
@@ -15,8 +16,9 @@ import { createTexts } from "./render/texts.js";
 import { createChannelWorker } from "./worker.js";
 import { readWorkerSettings, type WorkerSettings } from "./worker-settings.js";
 
-const config = loadConfig();
+const config = readConfigOrExit();
 const logger = createLogger(config.logLevel);
+logUncaught(logger);
 if (!config.redisUrl || !anyChannelConfigured(config)) {
   logger.fatal("the worker needs REDIS_URL and at least one channel's credentials (see docs/channels.md)");
   process.exit(1);
@@ -30,7 +32,7 @@ try {
 }
 
 // BullMQ's blocking connection must retry forever rather than fail a command mid-wait.
-const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+const redis = createRedis(config.redisUrl, logger, { name: "crop-diagnosis-worker", blocking: true });
 const [diagnoser, kb] = await Promise.all([
   createDiagnoser({ modelPath: config.modelPath, threads: config.inferenceThreads, logger }),
   createKnowledge(),
@@ -56,11 +58,29 @@ const worker = createChannelWorker({
 });
 logger.info({ channels: Object.keys(adapters) }, "channel worker started");
 
+/** Within the 30 s compose and Kubernetes give a container to stop. */
+const SHUTDOWN_DEADLINE_MS = 25_000;
+
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
+  if (redis.status !== "ready") {
+    // No job can be finished or handed back without Redis; each is taken over once its lock lapses.
+    logger.warn({ signal, redis: redis.status }, "Redis is unavailable: exiting without waiting for jobs");
+    redis.disconnect();
+    await diagnoser.close();
+    process.exit(0);
+  }
   logger.info({ signal }, "finishing active jobs before exit");
+  // Redis may fail meanwhile, and BullMQ's close would wait for it.
+  setTimeout(() => {
+    logger.warn(
+      { deadlineMs: SHUTDOWN_DEADLINE_MS, redis: redis.status },
+      "shutdown did not finish in time; exiting (an unfinished job is taken over once its lock lapses)",
+    );
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS).unref();
   // close() waits for the jobs in flight; a job it cannot finish is taken over by another worker once its lock lapses.
   await worker.close();
   await queue.close();
@@ -70,3 +90,4 @@ async function shutdown(signal: string) {
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
+stopWithNpm(() => void shutdown("npm gone"));

@@ -1,5 +1,7 @@
 import { type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { errorChain } from "../../src/logger.js";
+import { repeatingErrorLog } from "../../src/redis.js";
 import { type HandlerDeps, handleAnswer, handleDelivery, handleInbound } from "./handlers.js";
 import { type ChannelJob, QUEUE_NAME } from "./queue.js";
 import { loggingSends } from "./sent-log.js";
@@ -83,8 +85,9 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
     },
   );
   worker.on("failed", (job, error) => {
-    logger.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: error.message }, "job failed");
+    logger.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: errorChain(error) }, "job failed");
   });
-  worker.on("error", (error) => logger.error({ err: error.message }, "worker error"));
+  // With Redis down BullMQ reports every reconnect attempt here.
+  worker.on("error", repeatingErrorLog(logger, "worker error"));
   return worker;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { languageFromTag } from "../core/language.js";
+import { ChannelsUnavailableError, deferDelivery } from "../core/redis-gate.js";
 import { sameSecret } from "../core/secret.js";
 import type { InboundMessage } from "../core/types.js";
 import { WEBHOOK_ROUTE_CONFIG } from "../core/webhook-route.js";
@@ -109,7 +110,13 @@ export async function telegramWebhook(app: FastifyInstance, options: TelegramWeb
     }
     const update = request.body as TelegramUpdate | undefined;
     const message = update && typeof update.update_id === "number" ? parseTelegramUpdate(update) : undefined;
-    if (message) await options.enqueue(message);
+    try {
+      if (message) await options.enqueue(message);
+    } catch (error) {
+      // Telegram delivers an update again until it gets a 2xx.
+      if (error instanceof ChannelsUnavailableError) return deferDelivery(request, reply, "telegram", error);
+      throw error;
+    }
     // Telegram re-sends an update until it gets a 2xx: updates we ignore are acknowledged too.
     return reply.code(200).send({ ok: true });
   });

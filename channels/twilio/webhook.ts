@@ -1,6 +1,7 @@
 import formbody from "@fastify/formbody";
 import type { FastifyInstance } from "fastify";
 import twilio from "twilio";
+import { ChannelsUnavailableError, deferDelivery } from "../core/redis-gate.js";
 import type { InboundMessage } from "../core/types.js";
 import { WEBHOOK_ROUTE_CONFIG } from "../core/webhook-route.js";
 
@@ -69,8 +70,15 @@ export async function twilioWebhook(app: FastifyInstance, options: TwilioWebhook
       return reply.code(403).send({ detail: "Forbidden", request_id: request.id });
     }
     const message = parseTwilioInbound(form);
-    if (message) await options.enqueue(message);
-    else request.log.warn({ path: TWILIO_PATH }, "twilio webhook without MessageSid/From/To ignored");
+    if (message) {
+      try {
+        await options.enqueue(message);
+      } catch (error) {
+        // Twilio delivers it again when the webhook URL asks it to (docs/channels.md, "Redis down").
+        if (error instanceof ChannelsUnavailableError) return deferDelivery(request, reply, "twilio", error);
+        throw error;
+      }
+    } else request.log.warn({ path: TWILIO_PATH }, "twilio webhook without MessageSid/From/To ignored");
     return reply.type("text/xml").send(EMPTY_TWIML);
   });
 }

@@ -7,6 +7,7 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from "rate-limiter-flexible";
+import { createOutageLedger } from "./rate-limit-outage.js";
 import { createResetMemo } from "./rate-limit-reset.js";
 
 /**
@@ -44,6 +45,7 @@ const WINDOW_SECONDS = 60;
 const rateLimit: FastifyPluginAsync<RateLimitOptions> = async (app, opts) => {
   const limiters = new Map<string, RateLimiterAbstract>();
   const resets = createResetMemo();
+  const outage = opts.redis ? createOutageLedger(opts.redis, app.log) : undefined;
 
   // rate-limiter-flexible's windows are fixed: the first request opens a 60 s window and the counter
   // expires with it. One limiter per (bucket, limit): API keys carry their own limits.
@@ -52,15 +54,18 @@ const rateLimit: FastifyPluginAsync<RateLimitOptions> = async (app, opts) => {
     let limiter = limiters.get(id);
     if (!limiter) {
       const common = { points, duration: WINDOW_SECONDS, keyPrefix: `${opts.keyPrefix}:${bucket}` };
-      limiter = opts.redis
-        ? new RateLimiterRedis({
-            ...common,
-            storeClient: opts.redis,
-            // While Redis is away each instance limits on its own rather than failing or waiting.
-            rejectIfRedisNotReady: true,
-            insuranceLimiter: new RateLimiterMemory(common),
-          })
-        : new RateLimiterMemory(common);
+      const shared: RateLimiterAbstract | undefined =
+        opts.redis && outage
+          ? new RateLimiterRedis({
+              ...common,
+              storeClient: opts.redis,
+              // While Redis is away each instance limits on its own rather than failing or waiting, and the
+              // ledger hands what it counted to Redis when it is back.
+              rejectIfRedisNotReady: true,
+              insuranceLimiter: outage.insurance(common, () => shared!),
+            })
+          : undefined;
+      limiter = shared ?? new RateLimiterMemory(common);
       limiters.set(id, limiter);
     }
     return limiter;

@@ -225,6 +225,8 @@ describe("webhook protection", () => {
       webhookToken: TOKEN,
       allowedIps: ["10.0.0.0/8", "192.0.2.7"],
       enqueue: async () => {},
+      outbox: { keep: () => false, size: 0 },
+      gate: (work) => work(),
       ussd: { store: h.store, languages: h.languages, texts: (_l, key) => key },
     });
     const call = (remoteAddress: string) =>

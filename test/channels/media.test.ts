@@ -2,10 +2,13 @@
 // refused (401/403: ours to fix, the job is retried and logged), or a photo that is gone (the farmer is asked
 // to resend). The core is beside the point here: a test double answers every photo with a fixed result.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { downloadMedia } from "../../channels/core/media.js";
 import { inboundJobId } from "../../channels/core/queue.js";
 import type { InboundMessage } from "../../channels/core/types.js";
 import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
 import type { DiagnosisResult } from "../../src/diagnosis/types.js";
+import { errorChain } from "../../src/logger.js";
+import { freePort } from "../support/redis-server.js";
 import { resultFixture } from "./support/fixtures.js";
 import { type Harness, startHarness } from "./support/harness.js";
 
@@ -130,5 +133,24 @@ describe("photo downloads", () => {
     expect(served!.at - refused!.at).toBeGreaterThanOrEqual(950);
     const reply = h.standIn.sends("telegram").find((r) => r.body.chat_id === "990001");
     expect(String(reply?.body.text)).toContain("Late blight");
+  });
+});
+
+describe("a download that cannot connect", () => {
+  it("fails with the network's own reason (ECONNREFUSED), not just fetch's TypeError", async () => {
+    const port = await freePort();
+    const error = await downloadMedia(`http://127.0.0.1:${port}/photo.jpg`, {
+      label: "twilio media",
+      provider: "twilio",
+    }).then(
+      () => new Error("downloaded"),
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(error.message).toMatch(
+      /^twilio media: download failed \(TypeError: fetch failed <- .*ECONNREFUSED/,
+    );
+    expect((error.cause as Error).name).toBe("TypeError");
+    expect(errorChain(error)).toContain("(ECONNREFUSED)");
   });
 });

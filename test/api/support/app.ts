@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
+import type { Logger } from "pino";
 import { type AppDeps, buildApp } from "../../../src/app.js";
 import { loadConfig } from "../../../src/config.js";
 import { createLogger } from "../../../src/logger.js";
@@ -24,7 +25,7 @@ export async function testApp(options: TestAppOptions = {}) {
 }
 
 /** The service's own logger (same redaction), writing JSON lines into an array the test can read. */
-export function capturedLogger(): { logger: FastifyBaseLogger; lines: () => string[] } {
+export function capturedLogger(): { logger: Logger; lines: () => string[] } {
   const chunks: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

@@ -1,0 +1,62 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Redis } from "ioredis";
+import { OUTBOX_MAX_MESSAGES } from "../../src/limits.js";
+import type { InboundMessage } from "./types.js";
+
+/**
+ * Messages from a provider that does not deliver a webhook again (Africa's Talking's SMS callbacks), kept in
+ * this process while Redis is down and queued as soon as it is back. Bounded: past `max` messages the
+ * provider is answered with an error instead. What a crash of this process loses during an outage is logged
+ * as kept, one line per message.
+ */
+export interface Outbox {
+  /** False when the outbox is full. */
+  keep(message: InboundMessage): boolean;
+  readonly size: number;
+}
+
+export function createOutbox(options: {
+  redis: Redis;
+  enqueue: (message: InboundMessage) => Promise<void>;
+  logger: FastifyBaseLogger;
+  max?: number;
+}): Outbox {
+  const { redis, enqueue, logger, max = OUTBOX_MAX_MESSAGES } = options;
+  const kept: InboundMessage[] = [];
+  let flushing = false;
+
+  async function flush() {
+    if (flushing) return;
+    flushing = true;
+    let queued = 0;
+    try {
+      while (kept.length > 0 && redis.status === "ready") {
+        await enqueue(kept[0]!);
+        kept.shift();
+        queued++;
+      }
+    } catch (error) {
+      logger.warn({ err: error, waiting: kept.length }, "outbox: Redis failed again; the rest waits");
+    } finally {
+      flushing = false;
+      if (queued > 0)
+        logger.info({ queued, waiting: kept.length }, "outbox: messages kept during the outage queued");
+    }
+  }
+  redis.on("ready", () => void flush());
+
+  return {
+    keep(message) {
+      if (kept.length >= max) return false;
+      kept.push(message);
+      logger.warn(
+        { provider: message.provider, messageId: message.messageId, waiting: kept.length },
+        "outbox: Redis is unavailable, message kept in memory until it is back",
+      );
+      return true;
+    },
+    get size() {
+      return kept.length;
+    },
+  };
+}
