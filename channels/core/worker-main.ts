@@ -56,7 +56,8 @@ const worker = createChannelWorker({
   knowledge: simpleKnowledge(kb),
   logger,
 });
-logger.info({ channels: Object.keys(adapters) }, "channel worker started");
+// BullMQ's id for this worker is the first part of each lock it holds in Redis: which process has a job.
+logger.info({ channels: Object.keys(adapters), workerId: worker.id }, "channel worker started");
 
 /** Within the 30 s compose and Kubernetes give a container to stop. */
 const SHUTDOWN_DEADLINE_MS = 25_000;

@@ -1,0 +1,149 @@
+// deploy/k8s validated offline: each object against the Kubernetes API schema that ships in the npm package
+// kubernetes-models (no schema is downloaded), then the links between them that no schema sees (selectors,
+// probe ports, autoscaler targets, the variables the service reads).
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseAllDocuments, parse as parseYaml } from "yaml";
+import { ROOT_DIR } from "../../src/config.js";
+
+const K8S = path.join(ROOT_DIR, "deploy/k8s");
+const SECRET_EXAMPLE = "secret.example.yaml";
+
+// biome-ignore lint/suspicious/noExplicitAny: manifests are read as plain YAML data
+type Manifest = Record<string, any>;
+
+/** What `kubectl apply -k` applies, and the Secret the operator creates from the example. */
+async function manifests(): Promise<{ file: string; object: Manifest }[]> {
+  const kustomization = parseYaml(await readFile(path.join(K8S, "kustomization.yaml"), "utf8")) as {
+    resources: string[];
+  };
+  const all: { file: string; object: Manifest }[] = [];
+  for (const file of [...kustomization.resources, SECRET_EXAMPLE]) {
+    for (const doc of parseAllDocuments(await readFile(path.join(K8S, file), "utf8"))) {
+      if (doc.errors.length) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join("; ")}`);
+      all.push({ file, object: doc.toJSON() as Manifest });
+    }
+  }
+  return all;
+}
+
+/** The kubernetes-models class for an object's apiVersion and kind ("v1" is the core group). */
+async function modelOf(object: Manifest): Promise<new (data: Manifest) => { validate(): void }> {
+  const group = await import(`kubernetes-models/${object.apiVersion}`);
+  const model = group[object.kind];
+  if (!model) throw new Error(`kubernetes-models has no ${object.apiVersion} ${object.kind}`);
+  return model;
+}
+
+const byKind = (all: { object: Manifest }[], kind: string) =>
+  all.map((m) => m.object).filter((o) => o.kind === kind);
+
+function matches(selector: Record<string, string>, labels: Record<string, string>): boolean {
+  return Object.entries(selector).every(([k, v]) => labels[k] === v);
+}
+
+describe("deploy/k8s", () => {
+  it("lists every manifest in kustomization.yaml but the Secret's example", async () => {
+    const files = (await readdir(K8S)).filter(
+      (f) => f.endsWith(".yaml") && f !== "kustomization.yaml" && f !== SECRET_EXAMPLE,
+    );
+    const { resources } = parseYaml(await readFile(path.join(K8S, "kustomization.yaml"), "utf8")) as {
+      resources: string[];
+    };
+    expect([...resources].sort()).toEqual(files.sort());
+  });
+
+  it("holds only objects valid against the Kubernetes API schemas", async () => {
+    const all = await manifests();
+    const kinds = all.map((m) => m.object.kind).sort();
+    expect(kinds).toEqual([
+      "ConfigMap",
+      "Deployment",
+      "Deployment",
+      "HorizontalPodAutoscaler",
+      "HorizontalPodAutoscaler",
+      "PodDisruptionBudget",
+      "PodDisruptionBudget",
+      "Secret",
+      "Service",
+      "Service",
+    ]);
+    for (const { file, object } of all) {
+      const Model = await modelOf(object);
+      expect(
+        () => new Model(object).validate(),
+        `${file}: ${object.kind} ${object.metadata?.name}`,
+      ).not.toThrow();
+    }
+  });
+
+  it("catches a broken manifest (the check can fail)", async () => {
+    const [deployment] = byKind(await manifests(), "Deployment");
+    const broken = structuredClone(deployment!);
+    broken.spec.replicas = "two";
+    delete broken.spec.selector;
+    const Model = await modelOf(broken);
+    expect(() => new Model(broken).validate()).toThrow(/replicas|selector/);
+  });
+
+  it("wires the objects together: selectors, probes on /health, autoscalers and budgets on real pods", async () => {
+    const all = await manifests();
+    const deployments = byKind(all, "Deployment");
+    for (const d of deployments)
+      expect(matches(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
+    const api = deployments.find((d) => d.metadata.name === "crop-diagnosis-api")!;
+    const worker = deployments.find((d) => d.metadata.name === "crop-diagnosis-worker")!;
+    const apiContainer = api.spec.template.spec.containers[0];
+    const port = apiContainer.ports.find((p: Manifest) => p.name === "http");
+    expect(apiContainer.env).toContainEqual({ name: "PORT", value: String(port.containerPort) });
+    for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"])
+      expect(apiContainer[probe].httpGet).toEqual({ path: "/health", port: "http" });
+
+    const services = byKind(all, "Service");
+    const apiService = services.find((s) => s.metadata.name === "crop-diagnosis-api")!;
+    expect(matches(apiService.spec.selector, api.spec.template.metadata.labels)).toBe(true);
+    expect(services.find((s) => s.metadata.name === "redis")?.spec.type).toBe("ExternalName");
+
+    for (const hpa of byKind(all, "HorizontalPodAutoscaler")) {
+      expect(deployments.map((d) => d.metadata.name)).toContain(hpa.spec.scaleTargetRef.name);
+      expect(hpa.spec.metrics[0].resource.name).toBe("cpu");
+    }
+    const budgets = byKind(all, "PodDisruptionBudget");
+    for (const d of [api, worker])
+      expect(budgets.some((b) => matches(b.spec.selector.matchLabels, d.spec.template.metadata.labels))).toBe(
+        true,
+      );
+  });
+
+  it("runs what npm start and npm run worker run, with settings from the ConfigMap and credentials from the Secret", async () => {
+    const all = await manifests();
+    const { scripts } = JSON.parse(await readFile(path.join(ROOT_DIR, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    const commandOf = (name: string) =>
+      byKind(all, "Deployment").find((d) => d.metadata.name === name)!.spec.template.spec.containers[0];
+    expect(`exec ${commandOf("crop-diagnosis-api").command.join(" ")}`).toBe(scripts.start);
+    expect(`exec ${commandOf("crop-diagnosis-worker").command.join(" ")}`).toBe(scripts.worker);
+
+    const secretKeys = Object.keys(byKind(all, "Secret")[0]!.stringData);
+    for (const key of secretKeys) expect(key).toMatch(/^(REDIS_URL|API_KEYS|TWILIO_|TELEGRAM_|AT_)/);
+    // Every variable set is one the service documents (a typo would be silently ignored).
+    const documented =
+      (await readFile(path.join(ROOT_DIR, "docs/api.md"), "utf8")) +
+      (await readFile(path.join(ROOT_DIR, "docs/channels.md"), "utf8"));
+    const configKeys = Object.keys(byKind(all, "ConfigMap")[0]!.data);
+    const containerEnv = byKind(all, "Deployment").flatMap((d) =>
+      d.spec.template.spec.containers.flatMap((c: Manifest) => (c.env ?? []).map((e: Manifest) => e.name)),
+    );
+    for (const name of [...secretKeys, ...configKeys, ...containerEnv])
+      expect(documented).toContain(`\`${name}\``);
+  });
+});
+
+describe("deploy/compose.yaml", () => {
+  it("says which Compose it needs", async () => {
+    const compose = await readFile(path.join(ROOT_DIR, "deploy/compose.yaml"), "utf8");
+    expect(compose).toMatch(/Compose v2/);
+  });
+});
