@@ -1,23 +1,33 @@
-// `npm run docs:limits`: writes src/limits.ts's table into docs/api.md (between its limits markers), so the
-// documented defaults are the ones the code uses. test/api/limits-docs.test.ts fails while they differ.
+// `npm run docs:limits`: writes src/limits.ts's tables into docs/api.md and docs/console.md (between their
+// markers), so the documented values are the ones the code uses. Tests fail while they differ.
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT_DIR } from "./config.js";
-import { limitsTable } from "./limits.js";
+import { expertLoopTable, limitsTable } from "./limits.js";
 
 export const LIMITS_DOC = path.join(ROOT_DIR, "docs/api.md");
-const START = "<!-- limits:start (npm run docs:limits) -->";
-const END = "<!-- limits:end -->";
+export const CONSOLE_DOC = path.join(ROOT_DIR, "docs/console.md");
 
-/** The document with its limits block replaced by the current table. */
-export function withLimitsTable(markdown: string): string {
-  const from = markdown.indexOf(START);
-  const to = markdown.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`docs/api.md lacks the markers ${START} ... ${END}`);
-  return `${markdown.slice(0, from + START.length)}\n${limitsTable()}\n${markdown.slice(to)}`;
+/** The document with the block between `<!-- name:start ... -->` and `<!-- name:end -->` set to `table`. */
+function withBlock(markdown: string, name: string, file: string, table: string): string {
+  const start = `<!-- ${name}:start (npm run docs:limits) -->`;
+  const end = `<!-- ${name}:end -->`;
+  const from = markdown.indexOf(start);
+  const to = markdown.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`${file} lacks the markers ${start} ... ${end}`);
+  return `${markdown.slice(0, from + start.length)}\n${table}\n${markdown.slice(to)}`;
 }
+
+/** docs/api.md with its limits block replaced by the current table. */
+export const withLimitsTable = (markdown: string) =>
+  withBlock(markdown, "limits", "docs/api.md", limitsTable());
+
+/** docs/console.md with its rules block replaced by the current table. */
+export const withConsoleTable = (markdown: string) =>
+  withBlock(markdown, "console-limits", "docs/console.md", expertLoopTable());
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await writeFile(LIMITS_DOC, withLimitsTable(await readFile(LIMITS_DOC, "utf8")));
+  await writeFile(CONSOLE_DOC, withConsoleTable(await readFile(CONSOLE_DOC, "utf8")));
 }

@@ -121,3 +121,37 @@ export const SURGE_FACTOR = 2;
 export const SURGE_MIN_COUNT = 5;
 /** Weekly outbreak counters are kept about a year. */
 export const OUTBREAK_TTL_SECONDS = 400 * 24 * 3600;
+
+/** docs/console.md's table of the expert loop's rules (between `<!-- console-limits:start` and `:end -->`). */
+export function expertLoopTable(): string {
+  const days = (seconds: number) => `${Math.round(seconds / 86_400)} days`;
+  const rows: [string, string][] = [
+    ["Results, their photos and short codes are kept", days(RESULT_TTL_SECONDS)],
+    ["Stored photos: longest side, JPEG quality", `${PHOTO_MAX_SIDE} px, ${PHOTO_JPEG_QUALITY}`],
+    ["Photos held in memory without Redis (newest kept)", String(MEMORY_PHOTOS)],
+    ["A diagnosis goes to review when its confidence is under", `${Math.round(LOW_CONFIDENCE * 100)} %`],
+    ["An officer's claim on a case lasts (renewed when the case is opened)", `${CLAIM_SECONDS / 60} minutes`],
+    [
+      "Free-text answer: diagnosis, advice",
+      `${ANSWER_MAX_CHARS.diagnosis}, ${ANSWER_MAX_CHARS.advice} characters`,
+    ],
+    ["A staff session ends after this long without a request", `${SESSION_IDLE_SECONDS / 3600} hours`],
+    [
+      "Failed sign-ins before a pause, per address / per user name",
+      `${SIGN_IN_ATTEMPTS.perIp} / ${SIGN_IN_ATTEMPTS.perUser} in ${SIGN_IN_WINDOW_SECONDS / 60} minutes`,
+    ],
+    ["Shortest staff password", `${PASSWORD_MIN_LENGTH} characters`],
+    [
+      "Diagnoses per farmer listed by the look-up; messages in their log",
+      `${RESULTS_PER_OWNER}; ${SENT_LOG_ENTRIES}`,
+    ],
+    ["Outbreak view: weeks shown by default", String(OUTBREAK_WEEKS)],
+    [
+      "Surge: this week at least … × the mean of the weeks before, and at least … cases",
+      `${SURGE_FACTOR} × the mean of ${SURGE_BASELINE_WEEKS} weeks, ${SURGE_MIN_COUNT} cases`,
+    ],
+  ];
+  return ["| Rule | Value |", "|---|---|", ...rows.map(([rule, value]) => `| ${rule} | ${value} |`)].join(
+    "\n",
+  );
+}

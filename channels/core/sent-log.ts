@@ -1,5 +1,6 @@
 import type { SentLog } from "../../src/results/sent-log.js";
 import { type Adapters, ownerOf } from "./handlers.js";
+import { readableText } from "./render/index.js";
 import type { Adapter } from "./types.js";
 
 /**
@@ -10,7 +11,11 @@ export function loggingSends(adapters: Adapters, log: SentLog): Adapters {
   const wrap = (adapter: Adapter): Adapter => ({
     ...adapter,
     async send(reply) {
-      const entry = { at: new Date().toISOString(), channel: reply.channel, text: reply.text };
+      const entry = {
+        at: new Date().toISOString(),
+        channel: reply.channel,
+        text: readableText(reply.text, reply.channel),
+      };
       const owner = ownerOf(reply.provider, reply.to);
       try {
         await adapter.send(reply);

@@ -9,15 +9,18 @@ import path from "node:path";
 import { ROOT_DIR } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
+import type { Outcome } from "../../src/diagnosis/types.js";
 
 export const FIXTURES_DIR = path.join(ROOT_DIR, "test/e2e/fixtures");
 export const FIELD_PHOTOS = path.resolve(ROOT_DIR, "../shared/datasets/field-photos");
 
-async function isUnsure(diagnoser: Diagnoser, file: string): Promise<boolean> {
+async function outcomeOf(diagnoser: Diagnoser, file: string): Promise<Outcome> {
   const context = { language: "sw", detailLevel: "simple", includeBbox: false } as const;
-  const result = await diagnoser.diagnose(await readFile(file), context, crypto.randomUUID());
-  return result.outcome === "unsure";
+  return (await diagnoser.diagnose(await readFile(file), context, crypto.randomUUID())).outcome;
 }
+
+const isUnsure = async (diagnoser: Diagnoser, file: string) =>
+  (await outcomeOf(diagnoser, file)) === "unsure";
 
 async function jpegsIn(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
@@ -33,6 +36,21 @@ export async function findUnsurePhoto(diagnoser: Diagnoser, limit = 400): Promis
   for (const file of (await jpegsIn(FIELD_PHOTOS)).slice(0, limit))
     if (await isUnsure(diagnoser, file)) return file;
   return undefined;
+}
+
+/** The first field photos (at most `limit` looked at) with the outcome asked for, up to `count` of them. */
+export async function fieldPhotos(
+  diagnoser: Diagnoser,
+  outcome: Outcome,
+  count: number,
+  limit = 400,
+): Promise<string[]> {
+  const found: string[] = [];
+  for (const file of (await jpegsIn(FIELD_PHOTOS)).slice(0, limit)) {
+    if ((await outcomeOf(diagnoser, file)) === outcome) found.push(file);
+    if (found.length === count) break;
+  }
+  return found;
 }
 
 async function choose(count: number): Promise<void> {

@@ -8,12 +8,22 @@ export const CHAT_LIMITS = { telegram: 4096, whatsapp: 1600 } as const;
 export type ChatFlavour = keyof typeof CHAT_LIMITS;
 
 // Telegram replies use parse_mode HTML (escaping three characters is all it needs); WhatsApp bolds *text*.
-export const STYLE: Record<ChatFlavour, { bold: (s: string) => string; esc: (s: string) => string }> = {
+/** How a flavour marks bold and escapes text, and how its markup reads as plain text (the console's log). */
+export const STYLE: Record<
+  ChatFlavour,
+  { bold: (s: string) => string; esc: (s: string) => string; plain: (s: string) => string }
+> = {
   telegram: {
     bold: (s) => `<b>${s}</b>`,
     esc: (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"),
+    plain: (s) =>
+      s
+        .replace(/<\/?b>/g, "")
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">")
+        .replace(/&amp;/g, "&"),
   },
-  whatsapp: { bold: (s) => `*${s}*`, esc: (s) => s },
+  whatsapp: { bold: (s) => `*${s}*`, esc: (s) => s, plain: (s) => s },
 };
 
 export function renderChat(view: ResultView, language: Language, t: Texts, flavour: ChatFlavour): string {

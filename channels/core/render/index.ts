@@ -1,7 +1,7 @@
 import type { Language } from "../../../src/diagnosis/types.js";
 import type { ChannelKind } from "../types.js";
 import { type AnswerView, renderChatAnswer, renderSmsAnswer } from "./answer.js";
-import { type ChatFlavour, renderChat, renderChatText } from "./chat.js";
+import { type ChatFlavour, renderChat, renderChatText, STYLE } from "./chat.js";
 import { renderSmsSummary, renderSmsText, renderSmsTreatment } from "./sms.js";
 import type { Texts } from "./texts.js";
 import type { ResultView } from "./view.js";
@@ -22,6 +22,12 @@ function chatFlavour(channel: ChannelKind): ChatFlavour | undefined {
   if (channel === "telegram") return "telegram";
   if (channel === "whatsapp") return "whatsapp";
   return undefined;
+}
+
+/** A sent message as a person reads it: the chat flavour's markup taken out (the console's delivery log). */
+export function readableText(text: string, channel: ChannelKind): string {
+  const flavour = chatFlavour(channel);
+  return flavour ? STYLE[flavour].plain(text) : text;
 }
 
 export function createRenderer(t: Texts): Renderer {

@@ -98,7 +98,7 @@ export function CasePage({
           {result.additional_notes && <p class="note">{result.additional_notes}</p>}
           <ReviewStatus stored={stored} ctx={ctx} open={view.open} />
           <h2>{t("case.candidates")}</h2>
-          <Candidates result={result} />
+          <Candidates result={result} ctx={ctx} />
           <Facts stored={stored} ctx={ctx} showLanguage />
         </div>
       </div>

@@ -91,6 +91,14 @@ export function LookupPage({
                         <span class="muted">
                           {s.code} · {formatWhen(s.createdAt, ctx)} · {t(`source.${s.source ?? "api"}`)}
                         </span>
+                        {s.review?.decision && (
+                          <span class="pill ok">
+                            {t("case.review_answered", {
+                              officer: s.review.decision.officer,
+                              when: formatWhen(s.review.decision.at, ctx),
+                            })}
+                          </span>
+                        )}
                         {s.feedback && (
                           <span class={`pill ${s.feedback.helped ? "ok" : "bad"}`}>
                             {t("lookup.feedback")}:{" "}

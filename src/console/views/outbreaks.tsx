@@ -4,10 +4,17 @@ import { CONSOLE_PREFIX, type PageContext } from "../context.js";
 import { regionName } from "./format.js";
 import { Layout } from "./layout.js";
 
-const COLOURS = ["#1b7f4b", "#c2410c", "#1d4ed8", "#a21caf", "#b45309", "#0f766e", "#be123c", "#4d7c0f"];
+// Tableau 10's first eight: told apart easily, also by most colour-blind readers.
+const COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f"];
 const W = 720;
 const H = 260;
-const PAD = { left: 36, right: 12, top: 12, bottom: 30 };
+const PAD = { left: 44, right: 24, top: 14, bottom: 36 };
+
+/** About six week labels, the last always, none crowding it. */
+function showLabel(i: number, n: number): boolean {
+  const every = Math.ceil(n / 6);
+  return i === n - 1 || (i % every === 0 && n - 1 - i >= every / 2);
+}
 
 /** A line per disease over the weeks shown, drawn on the server (no script, no chart library download). */
 function Chart({ report, ctx }: { report: OutbreakReport; ctx: PageContext }) {
@@ -31,8 +38,13 @@ function Chart({ report, ctx }: { report: OutbreakReport; ctx: PageContext }) {
           </g>
         ))}
         {report.weeks.map((w, i) =>
-          i % Math.ceil(n / 6) === 0 || i === n - 1 ? (
-            <text class="axis" x={x(i)} y={H - 8} text-anchor="middle">
+          showLabel(i, n) ? (
+            <text
+              class={i === 0 || i === n - 1 ? "axis" : "axis minor"}
+              x={x(i)}
+              y={H - 8}
+              text-anchor={i === n - 1 ? "end" : i === 0 ? "start" : "middle"}
+            >
               {fmt.format(w.start)}
             </text>
           ) : null,
@@ -52,7 +64,9 @@ function Chart({ report, ctx }: { report: OutbreakReport; ctx: PageContext }) {
       <figcaption class="legend">
         {lines.map((s, k) => (
           <span>
-            <i style={`background:${COLOURS[k]}`} />
+            <svg viewBox="0 0 10 10" aria-hidden="true">
+              <rect width="10" height="10" rx="2" fill={COLOURS[k]} />
+            </svg>
             {ctx.className(s.disease)}
           </span>
         ))}
@@ -74,7 +88,8 @@ export function OutbreaksPage({
 }) {
   const { t } = ctx;
   const fmt = new Intl.DateTimeFormat(ctx.lang, { day: "numeric", month: "short" });
-  const recent = report.weeks.slice(-6);
+  // The weeks before this one, newest first, next to this week's count.
+  const earlier = report.weeks.slice(-6, -1).reverse();
   return (
     <Layout ctx={ctx} title={t("outbreaks.title")}>
       <h1>{t("outbreaks.title")}</h1>
@@ -118,17 +133,19 @@ export function OutbreaksPage({
             </p>
             <div class="scroll">
               <table class="counts">
+                {/* This week and the flag come first: on a phone they are what shows without scrolling. */}
                 <thead>
                   <tr>
                     <th>{t("outbreaks.disease")}</th>
                     <th>{t("outbreaks.region")}</th>
-                    {recent.map((w) => (
+                    <th class="num">{t("outbreaks.this_week")}</th>
+                    <th>{t("outbreaks.surge")}</th>
+                    <th class="num">{t("outbreaks.mean")}</th>
+                    {earlier.map((w) => (
                       <th class="num" title={t("outbreaks.week_of", { date: fmt.format(w.start) })}>
                         {fmt.format(w.start)}
                       </th>
                     ))}
-                    <th class="num">{t("outbreaks.mean")}</th>
-                    <th>{t("outbreaks.surge")}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -136,11 +153,18 @@ export function OutbreaksPage({
                     <tr class={row.surge ? "surge" : undefined}>
                       <td>{ctx.className(row.disease)}</td>
                       <td>{regionName(row.region, ctx)}</td>
-                      {row.counts.slice(-recent.length).map((n, i, all) => (
-                        <td class={i === all.length - 1 ? "num now" : "num"}>{n}</td>
-                      ))}
-                      <td class="num">{row.baseline.toFixed(1)}</td>
+                      <td class="num now">
+                        {row.surge && <span class="surge-mark">▲ </span>}
+                        {row.thisWeek}
+                      </td>
                       <td>{row.surge ? <span class="pill bad">▲ {t("outbreaks.surge")}</span> : ""}</td>
+                      <td class="num">{row.baseline.toFixed(1)}</td>
+                      {row.counts
+                        .slice(-1 - earlier.length, -1)
+                        .reverse()
+                        .map((n) => (
+                          <td class="num">{n}</td>
+                        ))}
                     </tr>
                   ))}
                 </tbody>

@@ -1,5 +1,5 @@
 import type { Knowledge } from "../../diagnosis/kb.js";
-import type { DetailLevel, DiagnosisResult } from "../../diagnosis/types.js";
+import { CROPS, type DetailLevel, type DiagnosisResult } from "../../diagnosis/types.js";
 import type { StoredResult } from "../../results/types.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
 import { formatWhen, LANGUAGE_NAMES, regionName } from "./format.js";
@@ -40,16 +40,19 @@ export function OutcomeBadge({ result, ctx }: { result: DiagnosisResult; ctx: Pa
   return <span class={`outcome ${result.outcome}`}>{ctx.t(`outcome.${result.outcome}`)}</span>;
 }
 
-export function Candidates({ result }: { result: DiagnosisResult }) {
+/** The model's top three, named in the page's language (the result holds them in the farmer's). */
+export function Candidates({ result, ctx }: { result: DiagnosisResult; ctx: PageContext }) {
   if (result.candidates.length === 0) return null;
   return (
     <ol class="candidates">
       {result.candidates.map((c) => (
         <li>
-          <span class="name">{c.name}</span>
-          <span class="bar" aria-hidden="true">
-            <span style={`width:${Math.round(c.confidence * 100)}%`} />
-          </span>
+          <span class="name">{ctx.className(c.id)}</span>
+          {/* An SVG bar: its width is an attribute, which the page's CSP (no inline styles) allows. */}
+          <svg class="bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">
+            <rect width="100" height="8" rx="4" class="track" />
+            <rect width={Math.max(2, Math.round(c.confidence * 100))} height="8" rx="4" class="fill" />
+          </svg>
           <span class="pct">{Math.round(c.confidence * 100)}%</span>
         </li>
       ))}
@@ -110,6 +113,10 @@ export function TreatmentPanel({
   );
 }
 
+function cropLabel(crop: string | undefined, t: PageContext["t"]): string | undefined {
+  return crop && (CROPS as readonly string[]).includes(crop) ? t(`crops.${crop}`) : crop;
+}
+
 /** The facts of a stored result: when, where from, region, crop, the farmer's words. */
 export function Facts({
   stored,
@@ -125,7 +132,7 @@ export function Facts({
     [t("case.via"), t(`source.${stored.source ?? "api"}`)],
     [t("case.from"), stored.owner],
     [t("case.region"), stored.regionText ?? regionName(stored.region, ctx)],
-    [t("case.crop"), stored.crop ?? stored.result.image_analysis.detected_crop ?? undefined],
+    [t("case.crop"), cropLabel(stored.crop ?? stored.result.image_analysis.detected_crop ?? undefined, t)],
     [t("case.note"), stored.note],
     [t("diagnose.farmer_language"), showLanguage ? LANGUAGE_NAMES[stored.language] : undefined],
   ];

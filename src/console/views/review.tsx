@@ -5,7 +5,7 @@ import type { OpenCase } from "../../review/queue.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
 import { formatAge, LANGUAGE_NAMES, regionName } from "./format.js";
 import { CsrfField, Layout } from "./layout.js";
-import { Candidates, Facts, OutcomeBadge, Photo } from "./result.js";
+import { Candidates, Facts, Photo } from "./result.js";
 
 function Reasons({ stored, ctx }: { stored: StoredResult; ctx: PageContext }) {
   return (
@@ -33,7 +33,7 @@ export function ReviewQueuePage({ ctx, cases }: { ctx: PageContext; cases: OpenC
           {cases.map(({ stored, claimedBy }) => (
             <li class="card case-card" data-code={stored.code}>
               <Photo stored={stored} ctx={ctx} small />
-              <div class="case-summary">
+              <div class="case-head">
                 <div class="row wrap">
                   <Reasons stored={stored} ctx={ctx} />
                   <span class="muted">
@@ -42,12 +42,14 @@ export function ReviewQueuePage({ ctx, cases }: { ctx: PageContext; cases: OpenC
                     })}
                   </span>
                 </div>
-                <Candidates result={stored.result} />
-                {stored.note && <p class="quote">“{stored.note}”</p>}
                 <p class="muted small">
                   {stored.code} · {t(`source.${stored.source ?? "api"}`)} ·{" "}
                   {stored.regionText ?? regionName(stored.region, ctx)} · {LANGUAGE_NAMES[stored.language]}
                 </p>
+              </div>
+              <div class="case-summary">
+                <Candidates result={stored.result} ctx={ctx} />
+                {stored.note && <p class="quote">“{stored.note}”</p>}
               </div>
               <div class="case-action">
                 {claimedBy && claimedBy !== ctx.staff?.username ? (
@@ -107,56 +109,66 @@ export function AnswerPage({ ctx, view }: { ctx: PageContext; view: AnswerView }
         </div>
         <div class="case-body">
           <p>
-            <OutcomeBadge result={stored.result} ctx={ctx} /> <Reasons stored={stored} ctx={ctx} />
+            <Reasons stored={stored} ctx={ctx} />
           </p>
           <h2>{t("case.candidates")}</h2>
-          <Candidates result={stored.result} />
+          <Candidates result={stored.result} ctx={ctx} />
           <Facts stored={stored} ctx={ctx} />
         </div>
       </div>
       <form method="post" action={`${CONSOLE_PREFIX}/review/${id}/answer`} class="card stack answer">
         <CsrfField ctx={ctx} />
         {best && (
-          <label class="choice">
-            <input type="radio" name="kind" value="confirmed" />
+          <div class="choice">
+            <label>
+              <input type="radio" name="kind" value="confirmed" />
+              <span>
+                <strong>{t("review.confirm")}</strong>
+                <small>{t("review.confirm_hint", { name: ctx.className(best.id) })}</small>
+              </span>
+            </label>
+          </div>
+        )}
+        <div class="choice">
+          <label>
+            <input type="radio" name="kind" value="corrected" checked={!best} />
             <span>
-              <strong>{t("review.confirm")}</strong>
-              <small>{t("review.confirm_hint", { name: best.name })}</small>
+              <strong>{t("review.correct")}</strong>
+              <small>{t("review.correct_hint")}</small>
             </span>
           </label>
-        )}
-        <label class="choice">
-          <input type="radio" name="kind" value="corrected" checked={!best} />
-          <span>
-            <strong>{t("review.correct")}</strong>
-            <small>{t("review.correct_hint")}</small>
-          </span>
-        </label>
-        <select name="class_id" aria-label={t("review.correct")}>
-          <option value="">{t("review.choose_class")}</option>
-          {[...byCrop].map(([crop, ids]) => (
-            <optgroup label={view.cropNames[crop] ?? crop}>
-              {ids.map((c) => (
-                <option value={c}>{ctx.className(c)}</option>
+          <div class="more">
+            <select name="class_id" aria-label={t("review.choose_class")}>
+              <option value="">{t("review.choose_class")}</option>
+              {[...byCrop].map(([crop, ids]) => (
+                <optgroup label={view.cropNames[crop] ?? crop}>
+                  {ids.map((c) => (
+                    <option value={c}>{ctx.className(c)}</option>
+                  ))}
+                </optgroup>
               ))}
-            </optgroup>
-          ))}
-        </select>
-        <label class="choice">
-          <input type="radio" name="kind" value="answered" />
-          <span>
-            <strong>{t("review.free")}</strong>
-            <small>{t("review.free_hint")}</small>
-          </span>
-        </label>
-        <label>
-          {t("review.diagnosis")}
-          <input name="diagnosis" maxlength={ANSWER_MAX_CHARS.diagnosis} />
-        </label>
-        <label>
-          {t("review.advice")}
-          <textarea name="advice" rows={4} maxlength={ANSWER_MAX_CHARS.advice} />
-        </label>
+            </select>
+          </div>
+        </div>
+        <div class="choice">
+          <label>
+            <input type="radio" name="kind" value="answered" />
+            <span>
+              <strong>{t("review.free")}</strong>
+              <small>{t("review.free_hint")}</small>
+            </span>
+          </label>
+          <div class="more stack">
+            <label>
+              {t("review.diagnosis")}
+              <input name="diagnosis" maxlength={ANSWER_MAX_CHARS.diagnosis} />
+            </label>
+            <label>
+              {t("review.advice")}
+              <textarea name="advice" rows={4} maxlength={ANSWER_MAX_CHARS.advice} />
+            </label>
+          </div>
+        </div>
         <div class="row">
           <button type="submit" class="primary big">
             {t("review.send")}
