@@ -75,6 +75,7 @@ describe("the console without a session", () => {
         "GET /console/review",
         "GET /console/review/:id",
         "POST /console/diagnose",
+        "POST /console/examples/:id/delete",
         "POST /console/review/:id/answer",
         "POST /console/review/:id/claim",
         "POST /console/review/:id/release",
@@ -254,6 +255,44 @@ describe("signing in and out", () => {
     const account = (await t.staff.get("chidi"))!;
     await t.staff.put({ ...account, disabled: true, version: account.version + 1 });
     expect((await v.get("/console/review")).statusCode).toBe(303);
+  });
+
+  it("lets only an administrator delete a kept photo", async () => {
+    const photo = { data: Buffer.from("jpeg bytes"), type: "image/jpeg" };
+    const at = new Date().toISOString();
+    await t.records.examples.save(
+      {
+        id: caseId,
+        code: caseCode,
+        label: "tomato__early_blight",
+        source: "telegram",
+        region: "KE",
+        takenAt: at,
+        decision: "corrected",
+        officer: "amina",
+        decidedAt: at,
+        consent: { basis: "informed_no_objection", at },
+        modelOutcome: "unsure",
+      },
+      photo,
+    );
+    const officer = new Visitor(t.app);
+    await officer.signIn("amina", PASSWORD);
+    expect((await officer.get(`/console/cases/${caseCode}`)).body).not.toContain("Delete the kept photo");
+    expect((await officer.post(`/console/examples/${caseId}/delete`, {})).statusCode).toBe(403);
+    expect(await t.records.examples.get(caseId)).toBeDefined();
+
+    await t.addStaff("dora", PASSWORD, "admin");
+    const admin = new Visitor(t.app);
+    await admin.signIn("dora", PASSWORD);
+    expect((await admin.get(`/console/cases/${caseCode}`)).body).toContain("Delete the kept photo");
+    expect((await admin.post(`/console/examples/${caseId}/delete`, {}, { csrf: false })).statusCode).toBe(
+      403,
+    );
+    const deleted = await admin.post(`/console/examples/${caseId}/delete`, {});
+    expect(deleted.statusCode).toBe(303);
+    expect(await t.records.examples.get(caseId)).toBeUndefined();
+    expect((await admin.get(`/console/cases/${caseCode}`)).body).toContain("The kept photo was deleted");
   });
 
   it("never logs or stores a password in clear", async () => {

@@ -127,11 +127,13 @@ describe("deploy/k8s", () => {
     expect(`exec ${commandOf("crop-diagnosis-worker").command.join(" ")}`).toBe(scripts.worker);
 
     const secretKeys = Object.keys(byKind(all, "Secret")[0]!.stringData);
-    for (const key of secretKeys) expect(key).toMatch(/^(REDIS_URL|API_KEYS|TWILIO_|TELEGRAM_|AT_)/);
+    for (const key of secretKeys)
+      expect(key).toMatch(/^(REDIS_URL|API_KEYS|CONSOLE_SESSION_SECRET|TWILIO_|TELEGRAM_|AT_)/);
     // Every variable set is one the service documents (a typo would be silently ignored).
     const documented =
       (await readFile(path.join(ROOT_DIR, "docs/api.md"), "utf8")) +
-      (await readFile(path.join(ROOT_DIR, "docs/channels.md"), "utf8"));
+      (await readFile(path.join(ROOT_DIR, "docs/channels.md"), "utf8")) +
+      (await readFile(path.join(ROOT_DIR, "docs/console.md"), "utf8"));
     const configKeys = Object.keys(byKind(all, "ConfigMap")[0]!.data);
     const containerEnv = byKind(all, "Deployment").flatMap((d) =>
       d.spec.template.spec.containers.flatMap((c: Manifest) => (c.env ?? []).map((e: Manifest) => e.name)),

@@ -6,9 +6,9 @@ import { DETAIL_LEVELS, type DetailLevel } from "../../diagnosis/types.js";
 import { ApiError } from "../../http-errors.js";
 import type { StoredPhoto } from "../../results/photos.js";
 import { normalizeShortCode } from "../../results/short-code.js";
-import { CONSOLE_PREFIX, sendPage } from "../context.js";
+import { CONSOLE_PREFIX, flash, sendPage } from "../context.js";
 import type { ConsoleDeps } from "../plugin.js";
-import { OneOf } from "../schema.js";
+import { CsrfOnly, OneOf } from "../schema.js";
 import { CasePage } from "../views/case.js";
 import { LookupPage } from "../views/lookup.js";
 
@@ -52,8 +52,9 @@ const caseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => 
       const ctx = await app.pageContext(request, reply);
       const open = stored.review !== undefined && !stored.review.decision;
       const messages = stored.owner ? await records.sent.list(stored.owner) : undefined;
+      const example = await records.examples.get(stored.result.request_id);
       const level: DetailLevel = request.query.level ?? "standard";
-      const view = { stored, level, messages, open };
+      const view = { stored, example, level, messages, open };
       return sendPage(reply, CasePage({ ctx, view, knowledge: deps.knowledge }));
     },
   );
@@ -71,6 +72,26 @@ const caseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => 
         .header("Cache-Control", "private, max-age=3600")
         .header("X-Content-Type-Options", "nosniff")
         .send(shown.data);
+    },
+  );
+
+  // Labelled examples are kept until deleted: here, by an administrator.
+  app.post(
+    `${CONSOLE_PREFIX}/examples/:id/delete`,
+    {
+      schema: { hide: true, params: Type.Object({ id: Type.String({ format: "uuid" }) }), body: CsrfOnly },
+      preHandler: app.csrfProtection,
+    },
+    async (request, reply) => {
+      if (request.staff?.role !== "admin")
+        throw new ApiError(403, "Only an administrator can delete kept photos.");
+      const example = await records.examples.get(request.params.id);
+      if (!example || !(await records.examples.delete(request.params.id)))
+        throw new ApiError(404, "No such kept photo");
+      request.log.info({ requestId: example.id, staff: request.staff.username }, "labelled example deleted");
+      const ctx = await app.pageContext(request, reply);
+      flash(request, "ok", ctx.t("case.example_deleted"));
+      return reply.redirect(`${CONSOLE_PREFIX}/cases/${example.code}`, 303);
     },
   );
 

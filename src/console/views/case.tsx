@@ -2,6 +2,7 @@ import type { Knowledge } from "../../diagnosis/kb.js";
 import { DETAIL_LEVELS, type DetailLevel } from "../../diagnosis/types.js";
 import type { SentMessage } from "../../results/sent-log.js";
 import type { StoredResult } from "../../results/types.js";
+import type { LabelledExample } from "../../review/examples.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
 import { formatWhen } from "./format.js";
 import { CsrfField, Layout } from "./layout.js";
@@ -10,6 +11,8 @@ import { Candidates, Facts, OutcomeBadge, Photo, TreatmentPanel } from "./result
 
 export interface CaseView {
   stored: StoredResult;
+  /** The photo's labelled example, when one is kept. */
+  example: LabelledExample | undefined;
   level: DetailLevel;
   messages: SentMessage[] | undefined;
   open: boolean;
@@ -61,6 +64,26 @@ export function ReviewStatus({
   );
 }
 
+/** A kept photo, and for administrators the way to delete it (the farmer asked, or it is wrong). */
+function KeptExample({ example, ctx }: { example: LabelledExample; ctx: PageContext }) {
+  return (
+    <div class="status ok">
+      <p>
+        {ctx.t("case.kept", {
+          label: ctx.className(example.label),
+          when: formatWhen(example.decidedAt, ctx),
+        })}
+      </p>
+      {ctx.staff?.role === "admin" && (
+        <form method="post" action={`${CONSOLE_PREFIX}/examples/${example.id}/delete`}>
+          <CsrfField ctx={ctx} />
+          <button type="submit">{ctx.t("case.delete_example")}</button>
+        </form>
+      )}
+    </div>
+  );
+}
+
 export function CasePage({
   ctx,
   view,
@@ -97,6 +120,7 @@ export function CasePage({
           )}
           {result.additional_notes && <p class="note">{result.additional_notes}</p>}
           <ReviewStatus stored={stored} ctx={ctx} open={view.open} />
+          {view.example && <KeptExample example={view.example} ctx={ctx} />}
           <h2>{t("case.candidates")}</h2>
           <Candidates result={result} ctx={ctx} />
           <Facts stored={stored} ctx={ctx} showLanguage />
