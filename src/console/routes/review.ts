@@ -6,7 +6,7 @@ import { answerCase } from "../../review/answer.js";
 import { CONSOLE_PREFIX, flash, sendPage } from "../context.js";
 import type { ConsoleDeps } from "../plugin.js";
 import { CsrfOnly, OneOf } from "../schema.js";
-import { LANGUAGE_NAMES } from "../views/format.js";
+import { languageName } from "../views/format.js";
 import { AnswerPage, ReviewQueuePage } from "../views/review.js";
 import { cropNames } from "./diagnose.js";
 
@@ -133,7 +133,7 @@ const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) =
       const said = outcome.sent
         ? ctx.t("review.sent", {
             channel: ctx.t(`source.${stored.source ?? "api"}`),
-            language: LANGUAGE_NAMES[stored.language] ?? stored.language,
+            language: languageName(stored.language),
           })
         : ctx.t("review.saved");
       const keptNote = decision.classId ? ` ${ctx.t(outcome.kept ? "review.kept" : "review.not_kept")}` : "";

@@ -5,7 +5,7 @@ import type { StoredResult } from "../../results/types.js";
 import type { LabelledExample } from "../../review/examples.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
 import { formatWhen } from "./format.js";
-import { CsrfField, Layout } from "./layout.js";
+import { AutoSubmit, CsrfField, Layout, Options } from "./layout.js";
 import { Messages } from "./lookup.js";
 import { Candidates, Facts, OutcomeBadge, Photo, TreatmentPanel } from "./result.js";
 
@@ -131,19 +131,18 @@ export function CasePage({
           <div class="row between">
             <h2>{t("case.treatment")}</h2>
             <form method="get" class="inline">
-              <label>
-                {t("case.show_level")}{" "}
-                <select name="level" data-autosubmit>
-                  {DETAIL_LEVELS.map((l) => (
-                    <option value={l} selected={l === level}>
-                      {t(`diagnose.levels.${l}`)}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <noscript>
-                <button type="submit">OK</button>
-              </noscript>
+              <AutoSubmit>
+                <label>
+                  {t("case.show_level")}{" "}
+                  <select name="level" data-autosubmit>
+                    <Options
+                      values={DETAIL_LEVELS}
+                      selected={level}
+                      label={(l) => t(`diagnose.levels.${l}`)}
+                    />
+                  </select>
+                </label>
+              </AutoSubmit>
             </form>
           </div>
           <TreatmentPanel classId={classId} level={level} ctx={ctx} knowledge={knowledge} />

@@ -1,7 +1,7 @@
 import { CROPS, DETAIL_LEVELS, LANGUAGES } from "../../diagnosis/types.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
-import { LANGUAGE_NAMES } from "./format.js";
-import { CsrfField, Layout } from "./layout.js";
+import { languageName } from "./format.js";
+import { CsrfField, Layout, Options } from "./layout.js";
 
 export function DiagnosePage({ ctx, cropNames }: { ctx: PageContext; cropNames: Record<string, string> }) {
   const { t } = ctx;
@@ -41,21 +41,13 @@ export function DiagnosePage({ ctx, cropNames }: { ctx: PageContext; cropNames: 
           <label>
             {t("diagnose.farmer_language")}
             <select name="language">
-              {LANGUAGES.map((l) => (
-                <option value={l} selected={l === ctx.lang}>
-                  {LANGUAGE_NAMES[l]}
-                </option>
-              ))}
+              <Options values={LANGUAGES} selected={ctx.lang} label={languageName} />
             </select>
           </label>
           <label>
             {t("diagnose.level")}
             <select name="detail_level">
-              {DETAIL_LEVELS.map((l) => (
-                <option value={l} selected={l === "simple"}>
-                  {t(`diagnose.levels.${l}`)}
-                </option>
-              ))}
+              <Options values={DETAIL_LEVELS} selected="simple" label={(l) => t(`diagnose.levels.${l}`)} />
             </select>
           </label>
           <label>

@@ -29,11 +29,8 @@ export function regionName(
   return region;
 }
 
-export const LANGUAGE_NAMES: Record<string, string> = {
-  en: "English",
-  fr: "Français",
-  sw: "Kiswahili",
-  es: "Español",
-  pt: "Português",
-  it: "Italiano",
-};
+/** A language's own name ("Kiswahili", "Français"), from ICU: the same in every page language. */
+export function languageName(language: string): string {
+  const name = new Intl.DisplayNames([language], { type: "language" }).of(language) ?? language;
+  return name.charAt(0).toLocaleUpperCase(language) + name.slice(1);
+}

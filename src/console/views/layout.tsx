@@ -1,7 +1,7 @@
 import type { Child } from "hono/jsx";
 import { LANGUAGES } from "../../diagnosis/types.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
-import { LANGUAGE_NAMES } from "./format.js";
+import { languageName } from "./format.js";
 
 const NAV = [
   ["diagnose", `${CONSOLE_PREFIX}/diagnose`],
@@ -9,6 +9,39 @@ const NAV = [
   ["review", `${CONSOLE_PREFIX}/review`],
   ["outbreaks", `${CONSOLE_PREFIX}/outbreaks`],
 ] as const;
+
+/** A select's options, the current one selected. */
+export function Options<T extends string>({
+  values,
+  selected,
+  label,
+}: {
+  values: readonly T[];
+  selected: string | undefined;
+  label: (value: T) => string;
+}) {
+  return (
+    <>
+      {values.map((value) => (
+        <option value={value} selected={value === selected}>
+          {label(value)}
+        </option>
+      ))}
+    </>
+  );
+}
+
+/** A select that applies itself when changed (console.js), with a button for browsers without scripts. */
+export function AutoSubmit({ children }: { children: Child }) {
+  return (
+    <>
+      {children}
+      <noscript>
+        <button type="submit">OK</button>
+      </noscript>
+    </>
+  );
+}
 
 export function CsrfField({ ctx }: { ctx: PageContext }) {
   return <input type="hidden" name="_csrf" value={ctx.csrf} />;
@@ -49,19 +82,14 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
             <form method="post" action={`${CONSOLE_PREFIX}/language`} class="lang">
               <CsrfField ctx={ctx} />
               <input type="hidden" name="next" value={ctx.path} />
-              <label>
-                <span class="sr">{t("language")}</span>
-                <select name="lang" data-autosubmit aria-label={t("language")}>
-                  {LANGUAGES.map((l) => (
-                    <option value={l} selected={l === ctx.lang}>
-                      {LANGUAGE_NAMES[l]}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <noscript>
-                <button type="submit">OK</button>
-              </noscript>
+              <AutoSubmit>
+                <label>
+                  <span class="sr">{t("language")}</span>
+                  <select name="lang" data-autosubmit aria-label={t("language")}>
+                    <Options values={LANGUAGES} selected={ctx.lang} label={languageName} />
+                  </select>
+                </label>
+              </AutoSubmit>
             </form>
             {ctx.staff && (
               <form method="post" action={`${CONSOLE_PREFIX}/sign-out`} class="signout">

@@ -2,7 +2,7 @@ import type { Knowledge } from "../../diagnosis/kb.js";
 import { CROPS, type DetailLevel, type DiagnosisResult } from "../../diagnosis/types.js";
 import type { StoredResult } from "../../results/types.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
-import { formatWhen, LANGUAGE_NAMES, regionName } from "./format.js";
+import { formatWhen, languageName, regionName } from "./format.js";
 
 /** The photo with the model's boxes drawn over it, in the photo's own proportions. */
 export function Photo({ stored, ctx, small }: { stored: StoredResult; ctx: PageContext; small?: boolean }) {
@@ -134,7 +134,7 @@ export function Facts({
     [t("case.region"), stored.regionText ?? regionName(stored.region, ctx)],
     [t("case.crop"), cropLabel(stored.crop ?? stored.result.image_analysis.detected_crop ?? undefined, t)],
     [t("case.note"), stored.note],
-    [t("diagnose.farmer_language"), showLanguage ? LANGUAGE_NAMES[stored.language] : undefined],
+    [t("diagnose.farmer_language"), showLanguage ? languageName(stored.language) : undefined],
   ];
   return (
     <dl class="facts">

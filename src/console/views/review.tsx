@@ -3,7 +3,7 @@ import { ANSWER_MAX_CHARS, CLAIM_SECONDS } from "../../limits.js";
 import type { StoredResult } from "../../results/types.js";
 import type { OpenCase } from "../../review/queue.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
-import { formatAge, LANGUAGE_NAMES, regionName } from "./format.js";
+import { formatAge, languageName, regionName } from "./format.js";
 import { CsrfField, Layout } from "./layout.js";
 import { Candidates, Facts, Photo } from "./result.js";
 
@@ -44,7 +44,7 @@ export function ReviewQueuePage({ ctx, cases }: { ctx: PageContext; cases: OpenC
                 </div>
                 <p class="muted small">
                   {stored.code} · {t(`source.${stored.source ?? "api"}`)} ·{" "}
-                  {stored.regionText ?? regionName(stored.region, ctx)} · {LANGUAGE_NAMES[stored.language]}
+                  {stored.regionText ?? regionName(stored.region, ctx)} · {languageName(stored.language)}
                 </p>
               </div>
               <div class="case-summary">
@@ -96,7 +96,7 @@ export function AnswerPage({ ctx, view }: { ctx: PageContext; view: AnswerView }
         {t("review.held_until", {
           time: new Intl.DateTimeFormat(ctx.lang, { timeStyle: "short" }).format(view.heldUntil),
         })}{" "}
-        {t("review.farmer_language", { language: LANGUAGE_NAMES[stored.language] ?? stored.language })}
+        {t("review.farmer_language", { language: languageName(stored.language) })}
       </p>
       {view.error && (
         <p class="flash error" role="alert">
