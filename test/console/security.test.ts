@@ -295,6 +295,15 @@ describe("signing in and out", () => {
     expect((await admin.get(`/console/cases/${caseCode}`)).body).toContain("The kept photo was deleted");
   });
 
+  it("does not count signed-in pages against the API's per-IP budget; sign-in keeps one", async () => {
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    const page = await v.get("/console/review");
+    expect(page.headers["x-ratelimit-limit"]).toBeUndefined();
+    const signIn = await v.post("/console/sign-in", { username: "amina", password: PASSWORD });
+    expect(signIn.headers["x-ratelimit-limit"]).toBeDefined();
+  });
+
   it("never logs or stores a password in clear", async () => {
     const stored = JSON.stringify(await t.staff.list());
     expect(stored).not.toContain(PASSWORD);

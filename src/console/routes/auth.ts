@@ -73,7 +73,11 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
 
   app.post(
     `${CONSOLE_PREFIX}/sign-in`,
-    { schema: { hide: true, body: SignInBody }, preHandler: app.csrfProtection },
+    {
+      config: { rateLimit: "other" },
+      schema: { hide: true, body: SignInBody },
+      preHandler: app.csrfProtection,
+    },
     async (request, reply) => {
       const username = request.body.username.trim().toLowerCase();
       const next = safeNext(request.body.next);
