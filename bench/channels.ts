@@ -7,23 +7,22 @@ import Fastify from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import twilio from "twilio";
-import { createAfricasTalkingAdapter } from "../channels/africastalking/send.js";
 import { createLanguageMemory } from "../channels/core/language.js";
 import channelsPlugin from "../channels/core/plugin.js";
 import { createChannelQueue } from "../channels/core/queue.js";
+import { createAdapters, destinationOf, farmerKeys, routingOwner } from "../channels/core/registry.js";
 import { createRenderer } from "../channels/core/render/index.js";
-import { simpleKnowledge } from "../channels/core/render/knowledge.js";
 import { createTexts } from "../channels/core/render/texts.js";
 import { createChannelWorker } from "../channels/core/worker.js";
-import { createTelegramAdapter } from "../channels/telegram/send.js";
-import { createTwilioAdapter } from "../channels/twilio/send.js";
+import { PROVIDERS } from "../channels/providers.js";
 import { ROOT_DIR } from "../src/config.js";
 import { createDiagnoser } from "../src/diagnosis/diagnose.js";
 import { createKnowledge } from "../src/diagnosis/kb.js";
+import { LANGUAGES } from "../src/diagnosis/types.js";
 import { createRecords } from "../src/results/records.js";
 import { leafPhoto } from "../test/channels/support/core.js";
 import { TEST_CONFIG } from "../test/channels/support/harness.js";
-import { startProviderStandIn, twilioHttpClientFor } from "../test/channels/support/providers.js";
+import { startProviderStandIn } from "../test/channels/support/providers.js";
 
 const MESSAGES = Math.min(Number(process.env.BENCH_MESSAGES ?? 1000), 5000);
 const TIMEOUT_S = Math.min(Number(process.env.BENCH_TIMEOUT_S ?? 300), 1800);
@@ -39,7 +38,7 @@ const standIn = await startProviderStandIn();
 const photos = await Promise.all([1, 2, 3, 4].map((seed) => leafPhoto(seed)));
 for (const [i, photo] of photos.entries()) standIn.media.set(`leaf${i}`, photo);
 
-const [diagnoser, kb] = await Promise.all([
+const [diagnoser, knowledge] = await Promise.all([
   createDiagnoser({
     modelPath: path.join(ROOT_DIR, "models/disease-classifier.onnx"),
     threads: THREADS,
@@ -47,36 +46,47 @@ const [diagnoser, kb] = await Promise.all([
   }),
   createKnowledge(),
 ]);
-const knowledge = simpleKnowledge(kb);
 const texts = createTexts();
 const records = createRecords(redis, { prefix: `${tag}:` });
 const store = records.store;
-const queue = createChannelQueue({ connection: redis, prefix: `${tag}-bull` });
+const queue = createChannelQueue({
+  connection: redis,
+  prefix: `${tag}-bull`,
+  routingOwner: routingOwner(PROVIDERS),
+});
 const config = TEST_CONFIG;
 
 const app = Fastify({ logger: false });
-await app.register(channelsPlugin, { config, redis, store, queue, keyPrefix: `${tag}:`, texts, knowledge });
+await app.register(channelsPlugin, {
+  config,
+  providers: PROVIDERS,
+  redis,
+  store,
+  queue,
+  keyPrefix: `${tag}:`,
+  texts,
+  knowledge,
+});
 const address = await app.listen({ port: 0, host: "127.0.0.1" });
 
 const worker = createChannelWorker({
   connection: redis,
   queue: queue.queue,
+  turns: queue.turns,
   prefix: `${tag}-bull`,
   concurrency: Math.max(2, THREADS * 2),
   diagnoser,
   records,
   languages: createLanguageMemory(redis, `${tag}:`),
   renderer: createRenderer(texts),
-  adapters: {
-    twilio: createTwilioAdapter({
-      config: config.twilio,
-      httpClient: twilioHttpClientFor(standIn),
-      isMediaHostAllowed: (url) => url.origin === standIn.baseUrl,
-    }),
-    telegram: createTelegramAdapter({ config: config.telegram, apiRoot: standIn.baseUrl }),
-    africastalking: createAfricasTalkingAdapter({ config: config.africasTalking }),
-  },
+  adapters: createAdapters(
+    PROVIDERS,
+    config,
+    Object.fromEntries(PROVIDERS.map((p) => [p.id, standIn.baseUrl])),
+  ),
   knowledge,
+  destination: (routing) => destinationOf(routing, PROVIDERS, config),
+  farmerKey: farmerKeys(PROVIDERS),
   logger: silent,
 });
 
@@ -140,7 +150,12 @@ function webhook(i: number): { url: string; init: RequestInit } {
   };
 }
 
-const sent = () => standIn.sends("twilio").length + standIn.sends("telegram").length;
+// A reply that takes longer than RECEIVED_NOTICE_AFTER_MS is preceded by "photo received": only answers count.
+const notices = new Set(LANGUAGES.map((language) => texts(language, "received")));
+const sent = () =>
+  [...standIn.sends("twilio"), ...standIn.sends("telegram")].filter(
+    (r) => !notices.has(String(r.body.Body ?? r.body.text)),
+  ).length;
 async function until(count: number, deadline: number) {
   while (sent() < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 }
@@ -193,7 +208,7 @@ await worker.close(true);
 await app.close();
 await queue.queue.obliterate({ force: true });
 await queue.close();
-const keys = await redis.keys(`${tag}:*`);
+const keys = [...(await redis.keys(`${tag}:*`)), ...(await redis.keys(`${tag}-bull:*`))];
 if (keys.length) await redis.del(...keys);
 await redis.quit();
 await diagnoser.close();

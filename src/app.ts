@@ -41,7 +41,7 @@ export interface AppDeps {
   staff?: StaffStore;
   knowledge?: Knowledge;
   /** Queues an officer's answer to the farmer (present when channels run). */
-  enqueueAnswer?: (requestId: string) => Promise<void>;
+  enqueueAnswer?: (requestId: string, owner?: string) => Promise<void>;
 }
 
 export interface AppOptions {

@@ -1,8 +1,9 @@
 import closeWithGrace from "close-with-grace";
 import type { Redis } from "ioredis";
-import { anyChannelConfigured, deliverableChannels } from "../channels/core/enabled.js";
 import channelsPlugin from "../channels/core/plugin.js";
 import { createChannelQueue } from "../channels/core/queue.js";
+import { anyChannelConfigured, deliverableChannels, routingOwner } from "../channels/core/registry.js";
+import { PROVIDERS } from "../channels/providers.js";
 import { buildApp } from "./app.js";
 import { readConfigOrExit, redisNamespaces } from "./config.js";
 import { createDiagnoser } from "./diagnosis/diagnose.js";
@@ -35,17 +36,19 @@ const [diagnoser, knowledge] = await Promise.all([
 const namespaces = redisNamespaces(config);
 const records = createRecords(redis, { prefix: namespaces.keys });
 const store = records.store;
+const ownerOf = routingOwner(PROVIDERS);
 const queue =
-  redis && anyChannelConfigured(config)
-    ? createChannelQueue({ connection: redis, prefix: namespaces.queue })
+  redis && anyChannelConfigured(PROVIDERS, config)
+    ? createChannelQueue({ connection: redis, prefix: namespaces.queue, routingOwner: ownerOf })
     : undefined;
 if (!config.sessionSecret)
   logger.warn("CONSOLE_SESSION_SECRET is not set: console sessions end when this process stops");
 const resultSink = createResultSink({
   record: records.record,
   enqueueDelivery: queue?.enqueueDelivery,
-  deliverable: deliverableChannels(config),
+  deliverable: deliverableChannels(PROVIDERS, config),
   logger,
+  ownerOf,
 });
 const staff = createStaffStore(redis, { prefix: namespaces.keys, file: config.staffFile });
 const app = await buildApp(
@@ -63,7 +66,15 @@ const app = await buildApp(
 );
 // The provider webhooks join the same server; the REST app itself (and its tests) knows no provider.
 if (redis && queue)
-  await app.register(channelsPlugin, { config, redis, store, queue, keyPrefix: namespaces.keys });
+  await app.register(channelsPlugin, {
+    config,
+    providers: PROVIDERS,
+    redis,
+    store,
+    queue,
+    knowledge,
+    keyPrefix: namespaces.keys,
+  });
 
 // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (app.close), then release the model and
 // Redis. A second signal or 10 s without finishing exits at once.

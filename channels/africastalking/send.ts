@@ -1,30 +1,74 @@
-import AfricasTalking from "africastalking";
 import type { AfricasTalkingConfig } from "../../src/config.js";
 import { retryAfterMs } from "../core/retry-after.js";
-import { type Adapter, MediaError, PermanentJobError, ProviderRateLimitError } from "../core/types.js";
+import {
+  type Adapter,
+  type Capabilities,
+  MediaError,
+  PermanentJobError,
+  ProviderRateLimitError,
+} from "../core/types.js";
+import { PROVIDER_TIMEOUT_MS, SMS_MAX_SEGMENTS } from "../limits.js";
+import { AFRICAS_TALKING } from "./farmer.js";
+
+const CAPABILITIES: Capabilities = {
+  text: { kind: "sms", maxSegments: SMS_MAX_SEGMENTS },
+  buttons: false,
+  typing: false,
+  media: false,
+};
 
 // Africa's Talking per-recipient status codes: 100-102 accepted; 405 (no balance), 406 (blacklisted),
 // 403/404 (invalid number / sender id) will not change on retry; 500/501 (gateway errors) may.
 const ACCEPTED = new Set([100, 101, 102]);
 const RETRYABLE = new Set([500, 501]);
 
-export function createAfricasTalkingAdapter({ config }: { config: AfricasTalkingConfig }): Adapter {
-  const sms = AfricasTalking({ username: config.username, apiKey: config.apiKey }).SMS;
+interface SmsResponse {
+  SMSMessageData?: { Message?: string; Recipients?: { statusCode: number; status: string }[] };
+}
+
+export interface AfricasTalkingAdapterDeps {
+  config: AfricasTalkingConfig;
+  /** AT_API_ROOT: Africa's Talking's API (its sandbox for the "sandbox" application), or a stand-in. */
+  apiRoot: string;
+}
+
+/**
+ * SMS through Africa's Talking's REST API (POST /version1/messaging), called directly: its Node SDK has no
+ * way to set the API host (its URLs are module constants, its requests go through a shared axios) nor a
+ * timeout, and sending one SMS is one form POST.
+ */
+export function createAfricasTalkingAdapter({ config, apiRoot }: AfricasTalkingAdapterDeps): Adapter {
+  const url = `${apiRoot.replace(/\/+$/, "")}/version1/messaging`;
   return {
-    provider: "africastalking",
+    provider: AFRICAS_TALKING,
+    capabilities: () => CAPABILITIES,
     async send(reply) {
-      let response: Awaited<ReturnType<typeof sms.send>>;
+      let response: Response;
       try {
-        response = await sms.send({
-          to: [reply.to],
-          message: reply.text,
-          ...(config.senderId ? { from: config.senderId } : {}),
+        response = await fetch(url, {
+          method: "POST",
+          headers: { apiKey: config.apiKey, accept: "application/json" },
+          body: new URLSearchParams({
+            username: config.username,
+            to: reply.to,
+            message: reply.text,
+            ...(config.senderId ? { from: config.senderId } : {}),
+          }),
+          signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
         });
       } catch (error) {
-        throw classify(error);
+        // Unreachable or too slow: a plain error, so the queue retries the job.
+        throw new Error(`africastalking: send failed (${(error as Error).name})`);
       }
-      const recipient = response.SMSMessageData.Recipients[0];
-      if (!recipient) throw new PermanentJobError(`africastalking: ${response.SMSMessageData.Message}`);
+      if (response.status === 429)
+        throw new ProviderRateLimitError(AFRICAS_TALKING, retryAfterMs(response.headers.get("retry-after")));
+      if (response.status >= 400 && response.status < 500)
+        throw new PermanentJobError(`africastalking: HTTP ${response.status}`);
+      if (!response.ok) throw new Error(`africastalking: HTTP ${response.status}`);
+      const body = (await response.json().catch(() => ({}))) as SmsResponse;
+      const recipient = body.SMSMessageData?.Recipients?.[0];
+      if (!recipient)
+        throw new PermanentJobError(`africastalking: ${body.SMSMessageData?.Message ?? "no recipient"}`);
       if (ACCEPTED.has(recipient.statusCode)) return;
       const problem = `africastalking: ${recipient.statusCode} ${recipient.status}`;
       throw RETRYABLE.has(recipient.statusCode) ? new Error(problem) : new PermanentJobError(problem);
@@ -33,18 +77,4 @@ export function createAfricasTalkingAdapter({ config }: { config: AfricasTalking
       throw new MediaError("Africa's Talking SMS carries no media");
     },
   };
-}
-
-// The SDK rejects with its axios error (HTTP status) or with a validation Error (bad number: permanent).
-function classify(error: unknown): unknown {
-  const response = (error as { response?: { status?: number; headers?: Record<string, string> } }).response;
-  const status = response?.status;
-  if (status === 429)
-    return new ProviderRateLimitError("africastalking", retryAfterMs(response?.headers?.["retry-after"]));
-  if (status !== undefined && status >= 400 && status < 500)
-    return new PermanentJobError(`africastalking: HTTP ${status}`);
-  if (status === undefined && error instanceof Error && /phone number/.test(error.message)) {
-    return new PermanentJobError(`africastalking: ${error.message}`);
-  }
-  return error;
 }

@@ -1,30 +1,36 @@
 import { BlockList, isIP } from "node:net";
 import formbody from "@fastify/formbody";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
 import { languageFromPhone } from "../core/language.js";
-import type { Outbox } from "../core/outbox.js";
-import { ChannelsUnavailableError, type RedisGate } from "../core/redis-gate.js";
-import { ussdScreen } from "../core/render/ussd.js";
+import type { WebhookContext } from "../core/provider.js";
+import { ChannelsUnavailableError } from "../core/redis-gate.js";
+import { type UssdScreen, ussdScreens } from "../core/render/ussd.js";
 import { sameSecret } from "../core/secret.js";
 import type { InboundMessage } from "../core/types.js";
-import { WEBHOOK_ROUTE_CONFIG } from "../core/webhook-route.js";
-import { type UssdDeps, ussdRespond } from "./ussd-menu.js";
+import { type UssdDeps, ussdRespond } from "../core/ussd-menu.js";
+import {
+  type Acknowledge,
+  acknowledgeUnreadable,
+  ignoreMalformed,
+  WEBHOOK_ROUTE_CONFIG,
+} from "../core/webhook-route.js";
+import { AFRICAS_TALKING, africasTalkingFarmer } from "./farmer.js";
+import { AfricasTalkingSms, AfricasTalkingUssd } from "./schema.js";
 
 export const AT_PATH_PREFIX = "/channels/africastalking";
 
-type Form = Record<string, string | undefined>;
-
-/** Africa's Talking's incoming-SMS callback (from, to, text, date, id, linkId) as one inbound message. */
-export function parseAfricasTalkingSms(form: Form, receivedAt = new Date()): InboundMessage | undefined {
-  const { id, from, to } = form;
-  if (!id || !from || !to) return undefined;
+/** Africa's Talking's incoming-SMS callback as one inbound message. */
+export function parseAfricasTalkingSms(form: AfricasTalkingSms, receivedAt = new Date()): InboundMessage {
   const text = form.text?.trim();
   return {
-    provider: "africastalking",
+    provider: AFRICAS_TALKING,
     channel: "sms",
-    messageId: id,
-    from,
-    to,
+    messageId: form.id,
+    from: form.from,
+    to: form.to,
+    owner: africasTalkingFarmer(form.from),
+    phone: form.from,
     ...(text ? { text } : {}),
     receivedAt: receivedAt.toISOString(),
   };
@@ -55,48 +61,67 @@ const HIDE_TOKEN = {
   }),
 };
 
+/** Africa's Talking's USSD protocol: CON keeps the session open for the next input, END closes it. */
+function ussdText({ end, text }: UssdScreen): string {
+  return `${end ? "END" : "CON"} ${text}`;
+}
+
+// Africa's Talking takes any 200 for an SMS callback; a USSD callback must show the caller a screen.
+const smsOk: Acknowledge = (reply) => reply.code(200).send();
+const ussdOk =
+  (deps: UssdDeps): Acknowledge =>
+  (reply) =>
+    reply
+      .type("text/plain; charset=utf-8")
+      .send(ussdText(ussdScreens(deps.texts, "en").message("ussd.error")));
+
 export interface AfricasTalkingWebhookOptions {
   webhookToken: string;
   allowedIps: string[];
-  enqueue: (message: InboundMessage) => Promise<void>;
+  enqueue: WebhookContext["enqueue"];
   /** Where an SMS waits while Redis is down: Africa's Talking does not deliver a callback again. */
-  outbox: Outbox;
+  outbox: WebhookContext["outbox"];
   /** Bounds the USSD menu's Redis reads: a gateway hangs up after a few seconds. */
-  gate: RedisGate;
+  gate: WebhookContext["gate"];
   ussd: UssdDeps;
 }
 
-export async function africasTalkingWebhook(
-  app: FastifyInstance,
-  options: AfricasTalkingWebhookOptions,
-): Promise<void> {
+export const africasTalkingWebhook: FastifyPluginAsyncTypebox<AfricasTalkingWebhookOptions> = async (
+  app,
+  options,
+) => {
   await app.register(formbody);
   const allowed = ipAllowList(options.allowedIps);
-
-  // Africa's Talking signs nothing: the secret path and the source address are all there is to check.
-  app.addHook(
-    "preHandler",
-    async (request: FastifyRequest<{ Params: { token?: string } }>, reply: FastifyReply) => {
-      const tokenOk = sameSecret(request.params.token, options.webhookToken);
-      const ipOk = allowed ? allowed(request.ip) : true;
-      if (tokenOk && ipOk) return;
-      request.log.warn(
-        { path: request.routeOptions.url, reason: tokenOk ? "address not allowed" : "wrong token" },
-        "africastalking webhook refused",
-      );
-      return reply.code(403).send({ detail: "Forbidden", request_id: request.id });
-    },
+  acknowledgeUnreadable(app, AFRICAS_TALKING, (request) =>
+    request.url.endsWith("/ussd") ? ussdOk(options.ussd) : smsOk,
   );
+
+  // Africa's Talking signs nothing: the secret path and the source address are all there is to check, and
+  // both are known before the body is read.
+  app.addHook("onRequest", async (request, reply) => {
+    const { token } = request.params as { token?: string };
+    const tokenOk = sameSecret(token, options.webhookToken);
+    const ipOk = allowed ? allowed(request.ip) : true;
+    if (tokenOk && ipOk) return;
+    request.log.warn(
+      { path: request.routeOptions.url, reason: tokenOk ? "address not allowed" : "wrong token" },
+      "africastalking webhook refused",
+    );
+    return reply.code(403).send({ detail: "Forbidden", request_id: request.id });
+  });
 
   app.post(
     `${AT_PATH_PREFIX}/:token/sms`,
-    { logSerializers: HIDE_TOKEN, config: WEBHOOK_ROUTE_CONFIG },
+    {
+      logSerializers: HIDE_TOKEN,
+      config: WEBHOOK_ROUTE_CONFIG,
+      schema: { body: AfricasTalkingSms, hide: true },
+      attachValidation: true,
+    },
     async (request, reply) => {
-      const message = parseAfricasTalkingSms((request.body ?? {}) as Form);
-      if (!message) {
-        request.log.warn("africastalking sms callback without id/from/to ignored");
-        return reply.code(200).send();
-      }
+      if (request.validationError)
+        return ignoreMalformed(request, reply, AFRICAS_TALKING, smsOk, request.validationError.message);
+      const message = parseAfricasTalkingSms(request.body);
       try {
         await options.enqueue(message);
       } catch (error) {
@@ -109,27 +134,41 @@ export async function africasTalkingWebhook(
           return reply.code(503).send({ detail: "Temporarily unavailable", request_id: request.id });
         }
       }
-      return reply.code(200).send();
+      return smsOk(reply);
     },
   );
 
   app.post(
     `${AT_PATH_PREFIX}/:token/ussd`,
-    { logSerializers: HIDE_TOKEN, config: WEBHOOK_ROUTE_CONFIG },
+    {
+      logSerializers: HIDE_TOKEN,
+      config: WEBHOOK_ROUTE_CONFIG,
+      schema: { body: AfricasTalkingUssd, hide: true },
+      attachValidation: true,
+    },
     async (request, reply) => {
-      const form = (request.body ?? {}) as Form;
-      const phoneNumber = form.phoneNumber ?? "";
-      let answer: string;
+      if (request.validationError)
+        return ignoreMalformed(
+          request,
+          reply,
+          AFRICAS_TALKING,
+          ussdOk(options.ussd),
+          request.validationError.message,
+        );
+      const { phoneNumber, text } = request.body;
+      let screen: UssdScreen;
       try {
-        answer = await options.gate(() => ussdRespond({ phoneNumber, text: form.text ?? "" }, options.ussd));
+        screen = await options.gate(() =>
+          ussdRespond({ phoneNumber, inputs: text === "" ? [] : text.split("*") }, options.ussd),
+        );
       } catch (error) {
         if (!(error instanceof ChannelsUnavailableError)) throw error;
         // The saved language is in Redis too: the phone number's country decides, else English.
         const language = languageFromPhone(phoneNumber) ?? "en";
         request.log.warn({ reason: error.message, language }, "ussd answered busy: Redis is unavailable");
-        answer = ussdScreen("END", options.ussd.texts(language, "busy"));
+        screen = ussdScreens(options.ussd.texts, language).message("busy");
       }
-      return reply.type("text/plain; charset=utf-8").send(answer);
+      return reply.type("text/plain; charset=utf-8").send(ussdText(screen));
     },
   );
-}
+};

@@ -1,8 +1,10 @@
 // `npm run jobs -- list | retry <id> | retry-all`: the failed channel jobs an operator looks at and replays.
 import { Redis } from "ioredis";
 import { loadConfig, redisNamespaces } from "../../src/config.js";
+import { PROVIDERS } from "../providers.js";
 import { listFailed, retryAllFailed, retryFailed } from "./failed-jobs.js";
 import { createChannelQueue } from "./queue.js";
+import { routingOwner } from "./registry.js";
 
 const USAGE = "usage: npm run jobs -- list | retry <job id> | retry-all";
 
@@ -19,7 +21,11 @@ async function main(args: string[]): Promise<number> {
     return 1;
   }
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  const { queue, close } = createChannelQueue({ connection: redis, prefix: redisNamespaces(config).queue });
+  const { queue, close } = createChannelQueue({
+    connection: redis,
+    prefix: redisNamespaces(config).queue,
+    routingOwner: routingOwner(PROVIDERS),
+  });
   try {
     if (command === "list") {
       const failed = await listFailed(queue);

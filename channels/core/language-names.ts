@@ -36,6 +36,19 @@ export function parseLanguageCommand(text: string): Language | undefined {
   return isLanguage(code) ? code : byName.get(second);
 }
 
+/**
+ * A language named in a message or a photo's caption: the whole text ("Kiswahili", "français.", "LANG sw")
+ * or its first part before a separator ("Kiswahili: majani yana madoa"). `rest` is what else the farmer
+ * wrote (for a photo, its description).
+ */
+export function languageIn(text: string): { language: Language | undefined; rest: string } {
+  const whole = parseLanguageCommand(text.replace(/[.!]+\s*$/, ""));
+  if (whole) return { language: whole, rest: "" };
+  const lead = /^([^:,;\n]+)[:,;\n]\s*([\s\S]*)$/.exec(text);
+  const language = lead ? parseLanguageCommand(lead[1]!) : undefined;
+  return language ? { language, rest: lead![2]!.trim() } : { language: undefined, rest: text };
+}
+
 /** The language's own name, for menus and confirmations. */
 export const NATIVE_NAMES: Record<Language, string> = {
   en: "English",

@@ -1,9 +1,7 @@
 import { errorChain } from "../../src/logger.js";
+import { MAX_MEDIA_BYTES, PROVIDER_TIMEOUT_MS } from "../limits.js";
 import { retryAfterMs } from "./retry-after.js";
-import { MediaError, type Provider, ProviderRateLimitError } from "./types.js";
-
-/** The core refuses images over 10 MB anyway: stop reading there instead of buffering a huge body. */
-export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
+import { MediaError, ProviderRateLimitError } from "./types.js";
 
 export interface DownloadOptions {
   /** Sent to the first URL only: a redirect to a CDN must not carry our credentials with it. */
@@ -13,11 +11,11 @@ export interface DownloadOptions {
   /** What the caller calls this URL in errors and logs (the URL itself may carry a token). */
   label: string;
   /** Whose servers these are: their 429 slows that provider's queue down. */
-  provider: Provider;
+  provider: string;
 }
 
 export async function downloadMedia(url: string, options: DownloadOptions): Promise<Buffer> {
-  const { headers, maxBytes = MAX_MEDIA_BYTES, timeoutMs = 15_000, label, provider } = options;
+  const { headers, maxBytes = MAX_MEDIA_BYTES, timeoutMs = PROVIDER_TIMEOUT_MS, label, provider } = options;
   const signal = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {

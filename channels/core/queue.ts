@@ -2,27 +2,33 @@ import { type JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Language } from "../../src/diagnosis/types.js";
 import type { Routing } from "../../src/results/types.js";
+import { COMPLETED_JOB_TTL_S, JOB_ATTEMPTS } from "../limits.js";
+import { createTurns, type Turns } from "./turns.js";
 import type { InboundMessage } from "./types.js";
 
 export const QUEUE_NAME = "channels";
 
+/** Every job carries `after`: the job of the same farmer queued just before it (turns.ts). */
 export type ChannelJob =
   | {
       kind: "inbound";
       message: InboundMessage;
       /** Set once the photo is diagnosed and stored, so a retry (say, after a failed send) does not diagnose again. */
       requestId?: string;
+      /** The farmer was already told the photo arrived (a slow answer, a failed attempt): not twice. */
+      noticeSent?: boolean;
+      after?: string;
     }
-  | { kind: "deliver"; requestId: string; routing: Routing; language: Language }
+  | { kind: "deliver"; requestId: string; routing: Routing; language: Language; after?: string }
   /** An officer answered a stored result: send the answer where the farmer is. */
-  | { kind: "answer"; requestId: string };
+  | { kind: "answer"; requestId: string; after?: string };
 
 export const JOB_OPTIONS: JobsOptions = {
-  attempts: 6,
-  // 2 s, 4 s, 8 s ... about a minute in all: covers a provider's brief outage without hammering it.
-  backoff: { type: "exponential", delay: 2_000 },
+  attempts: JOB_ATTEMPTS,
+  // The waits of limits.ts RETRY_DELAYS_MS (the worker's backoff strategy).
+  backoff: { type: "channel" },
   // Completed jobs stay a day so a webhook retried within it still finds its job id taken; bounded in count.
-  removeOnComplete: { age: 24 * 3600, count: 50_000 },
+  removeOnComplete: { age: COMPLETED_JOB_TTL_S, count: 50_000 },
   // Failed jobs are kept for `npm run jobs` to list and retry.
   removeOnFail: false,
 };
@@ -42,40 +48,51 @@ export function answerJobId(requestId: string): string {
 
 export interface ChannelQueue {
   readonly queue: Queue<ChannelJob>;
-  /** Enqueues one inbound message; the same provider message id twice is one job. */
+  readonly turns: Turns;
+  /**
+   * Queues a job for a farmer (`conversation`: their farmer key), after their earlier ones: the worker
+   * answers one farmer's jobs in the order they were queued. The same job id twice is one job.
+   */
+  enqueue(job: ChannelJob, options: { jobId: string; conversation?: string | undefined }): Promise<void>;
+  /** Queues one inbound message; the same provider message id twice is one job. */
   enqueueInbound(message: InboundMessage): Promise<void>;
   enqueueDelivery(requestId: string, routing: Routing, language: Language): Promise<void>;
-  enqueueAnswer(requestId: string): Promise<void>;
+  /** An officer's answer for the farmer `owner` (the stored result's owner), after their other messages. */
+  enqueueAnswer(requestId: string, owner?: string): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface QueueDeps {
   connection: Redis;
-
   /** BullMQ key prefix: tests and deployments sharing one Redis use their own. */
   prefix?: string;
+  /** The farmer key of a routed result's address (registry.routingOwner). */
+  routingOwner(routing: Routing): string | undefined;
 }
 
-export function createChannelQueue({ connection, prefix = "bull" }: QueueDeps): ChannelQueue {
+export function createChannelQueue({ connection, prefix = "bull", routingOwner }: QueueDeps): ChannelQueue {
   const queue = new Queue<ChannelJob>(QUEUE_NAME, { connection, prefix, defaultJobOptions: JOB_OPTIONS });
   // The connection's problems are logged by its owner (src/redis.ts); BullMQ re-emits them here and, with no
   // listener, prints each as a multi-line stack dump on stderr.
   queue.on("error", () => {});
+  const turns = createTurns(connection, `${prefix}:${QUEUE_NAME}`);
+  const enqueue: ChannelQueue["enqueue"] = async (job, { jobId, conversation }) => {
+    const after = conversation ? await turns.claim(conversation, jobId) : undefined;
+    await queue.add(job.kind, { ...job, ...(after ? { after } : {}) }, { jobId });
+  };
   return {
     queue,
-    async enqueueInbound(message) {
-      await queue.add("inbound", { kind: "inbound", message }, { jobId: inboundJobId(message) });
-    },
-    async enqueueDelivery(requestId, routing, language) {
-      await queue.add(
-        "deliver",
+    turns,
+    enqueue,
+    enqueueInbound: (message) =>
+      enqueue({ kind: "inbound", message }, { jobId: inboundJobId(message), conversation: message.owner }),
+    enqueueDelivery: (requestId, routing, language) =>
+      enqueue(
         { kind: "deliver", requestId, routing, language },
-        { jobId: deliveryJobId(requestId) },
-      );
-    },
-    async enqueueAnswer(requestId) {
-      await queue.add("answer", { kind: "answer", requestId }, { jobId: answerJobId(requestId) });
-    },
+        { jobId: deliveryJobId(requestId), conversation: routingOwner(routing) },
+      ),
+    enqueueAnswer: (requestId, owner) =>
+      enqueue({ kind: "answer", requestId }, { jobId: answerJobId(requestId), conversation: owner }),
     close: () => queue.close(),
   };
 }

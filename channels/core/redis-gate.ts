@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import { REDELIVERY_SECONDS, WEBHOOK_REDIS_BUDGET_MS } from "../../src/limits.js";
-import type { Provider } from "./types.js";
 
 /** Redis, and so the queue, the results and the language memory, cannot be reached right now. */
 export class ChannelsUnavailableError extends Error {
@@ -44,7 +43,7 @@ export function createRedisGate(redis: Redis, budgetMs = WEBHOOK_REDIS_BUDGET_MS
 export function deferDelivery(
   request: FastifyRequest,
   reply: FastifyReply,
-  provider: Provider,
+  provider: string,
   error: ChannelsUnavailableError,
 ): FastifyReply {
   request.log.warn(

@@ -1,11 +1,4 @@
-/** When a provider names no wait, or a wait we cannot read: long enough for a per-second limit to reset. */
-export const DEFAULT_RETRY_AFTER_MS = 1_000;
-
-/**
- * One queue carries every provider's jobs, so a pause asked by one holds the others' farmers too. A wait
- * capped here that proves too short only earns another 429 and another pause.
- */
-export const MAX_RETRY_AFTER_MS = 60_000;
+import { DEFAULT_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS } from "../limits.js";
 
 /**
  * The wait a provider asks for: an HTTP Retry-After header (delay-seconds or an HTTP-date, RFC 9110 §10.2.3)

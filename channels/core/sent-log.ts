@@ -1,5 +1,4 @@
 import type { SentLog } from "../../src/results/sent-log.js";
-import { type Adapters, ownerOf } from "./handlers.js";
 import { readableText } from "./render/index.js";
 import type { Adapter } from "./types.js";
 
@@ -7,16 +6,20 @@ import type { Adapter } from "./types.js";
  * The adapters, each send also written to the farmer's delivery log (what was sent, when, and why a send
  * failed). The log never holds up or fails a send: a log write that fails is only lost.
  */
-export function loggingSends(adapters: Adapters, log: SentLog): Adapters {
+export function loggingSends(
+  adapters: ReadonlyMap<string, Adapter>,
+  log: SentLog,
+  farmerKey: (provider: string, address: string) => string,
+): Map<string, Adapter> {
   const wrap = (adapter: Adapter): Adapter => ({
     ...adapter,
     async send(reply) {
       const entry = {
         at: new Date().toISOString(),
         channel: reply.channel,
-        text: readableText(reply.text, reply.channel),
+        text: readableText(reply.text, adapter.capabilities(reply.channel)),
       };
-      const owner = ownerOf(reply.provider, reply.to);
+      const owner = farmerKey(reply.provider, reply.to);
       try {
         await adapter.send(reply);
       } catch (error) {
@@ -26,5 +29,5 @@ export function loggingSends(adapters: Adapters, log: SentLog): Adapters {
       await log.add(owner, { ...entry, ok: true }).catch(() => undefined);
     },
   });
-  return Object.fromEntries(Object.entries(adapters).map(([k, a]) => [k, wrap(a)])) as Adapters;
+  return new Map([...adapters].map(([id, adapter]) => [id, wrap(adapter)]));
 }

@@ -6,12 +6,11 @@ import { createLogger, logUncaught } from "../../src/logger.js";
 import { stopWithNpm } from "../../src/npm-parent.js";
 import { createRedis } from "../../src/redis.js";
 import { createRecords } from "../../src/results/records.js";
-import { createAdapters } from "./adapters.js";
-import { anyChannelConfigured } from "./enabled.js";
+import { PROVIDERS } from "../providers.js";
 import { createLanguageMemory } from "./language.js";
 import { createChannelQueue } from "./queue.js";
+import { anyChannelConfigured, createAdapters, destinationOf, farmerKeys, routingOwner } from "./registry.js";
 import { createRenderer } from "./render/index.js";
-import { simpleKnowledge } from "./render/knowledge.js";
 import { createTexts } from "./render/texts.js";
 import { createChannelWorker } from "./worker.js";
 import { readWorkerSettings, type WorkerSettings } from "./worker-settings.js";
@@ -19,13 +18,13 @@ import { readWorkerSettings, type WorkerSettings } from "./worker-settings.js";
 const config = readConfigOrExit();
 const logger = createLogger(config.logLevel);
 logUncaught(logger);
-if (!config.redisUrl || !anyChannelConfigured(config)) {
+if (!config.redisUrl || !anyChannelConfigured(PROVIDERS, config)) {
   logger.fatal("the worker needs REDIS_URL and at least one channel's credentials (see docs/channels.md)");
   process.exit(1);
 }
 let settings: WorkerSettings;
 try {
-  settings = readWorkerSettings();
+  settings = readWorkerSettings(PROVIDERS);
 } catch (error) {
   logger.fatal((error as Error).message);
   process.exit(1);
@@ -33,16 +32,21 @@ try {
 
 // BullMQ's blocking connection must retry forever rather than fail a command mid-wait.
 const redis = createRedis(config.redisUrl, logger, { name: "crop-diagnosis-worker", blocking: true });
-const [diagnoser, kb] = await Promise.all([
+const [diagnoser, knowledge] = await Promise.all([
   createDiagnoser({ modelPath: config.modelPath, threads: config.inferenceThreads, logger }),
   createKnowledge(),
 ]);
-const adapters = createAdapters(config, settings);
+const adapters = createAdapters(PROVIDERS, config, settings.apiRoots);
 const namespaces = redisNamespaces(config);
-const queue = createChannelQueue({ connection: redis, prefix: namespaces.queue });
+const queue = createChannelQueue({
+  connection: redis,
+  prefix: namespaces.queue,
+  routingOwner: routingOwner(PROVIDERS),
+});
 const worker = createChannelWorker({
   connection: redis,
   queue: queue.queue,
+  turns: queue.turns,
   prefix: namespaces.queue,
   lockDuration: settings.lockDurationMs,
   stalledInterval: settings.stalledIntervalMs,
@@ -53,11 +57,13 @@ const worker = createChannelWorker({
   languages: createLanguageMemory(redis, namespaces.keys),
   renderer: createRenderer(createTexts()),
   adapters,
-  knowledge: simpleKnowledge(kb),
+  knowledge,
+  destination: (routing) => destinationOf(routing, PROVIDERS, config),
+  farmerKey: farmerKeys(PROVIDERS),
   logger,
 });
 // BullMQ's id for this worker is the first part of each lock it holds in Redis: which process has a job.
-logger.info({ channels: Object.keys(adapters), workerId: worker.id }, "channel worker started");
+logger.info({ channels: [...adapters.keys()], workerId: worker.id }, "channel worker started");
 
 /** Within the 30 s compose and Kubernetes give a container to stop. */
 const SHUTDOWN_DEADLINE_MS = 25_000;

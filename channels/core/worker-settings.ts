@@ -1,5 +1,6 @@
 // Settings only the channel worker reads (src/config.ts holds those it shares with the API), checked once at
 // start-up with every problem named at once.
+import type { ChannelProvider } from "./provider.js";
 
 export interface WorkerSettings {
   /** How long a job's lock lives without renewal: a crashed worker's job waits this long, plus up to one
@@ -7,13 +8,17 @@ export interface WorkerSettings {
   lockDurationMs: number;
   /** How often workers look for jobs whose lock lapsed. */
   stalledIntervalMs: number;
-  /** A self-hosted Telegram Bot API server instead of api.telegram.org. */
-  telegramApiRoot: string | undefined;
+  /** Per provider id, the API base its variable names (TWILIO_API_ROOT, TELEGRAM_API_ROOT, AT_API_ROOT):
+   *  a self-hosted server, a staging or test stand-in. Unset: the provider's own API. */
+  apiRoots: Record<string, string>;
 }
 
 type Env = Record<string, string | undefined>;
 
-export function readWorkerSettings(env: Env = process.env): WorkerSettings {
+export function readWorkerSettings(
+  providers: readonly ChannelProvider[],
+  env: Env = process.env,
+): WorkerSettings {
   const problems: string[] = [];
   const millis = (name: string, fallback: number) => {
     const raw = env[name]?.trim();
@@ -23,13 +28,18 @@ export function readWorkerSettings(env: Env = process.env): WorkerSettings {
     problems.push(`${name} must be whole milliseconds from 1000 to 600000 (got "${raw}")`);
     return fallback;
   };
+  const apiRoots: Record<string, string> = {};
+  for (const { id, apiRoot } of providers) {
+    const raw = env[apiRoot.variable]?.trim();
+    if (!raw) continue;
+    if (/^https?:\/\/[^/]/.test(raw)) apiRoots[id] = raw.replace(/\/+$/, "");
+    else problems.push(`${apiRoot.variable} must be an http:// or https:// URL`);
+  }
   const settings: WorkerSettings = {
     lockDurationMs: millis("CHANNEL_JOB_LOCK_MS", 30_000),
     stalledIntervalMs: millis("CHANNEL_STALLED_CHECK_MS", 30_000),
-    telegramApiRoot: env.TELEGRAM_API_ROOT?.trim() || undefined,
+    apiRoots,
   };
-  if (settings.telegramApiRoot && !/^https?:\/\/[^/]/.test(settings.telegramApiRoot))
-    problems.push("TELEGRAM_API_ROOT must be an http:// or https:// URL");
   if (problems.length) throw new Error(`Invalid worker settings:\n  - ${problems.join("\n  - ")}`);
   return settings;
 }

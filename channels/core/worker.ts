@@ -1,10 +1,15 @@
-import { type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
+import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { errorChain } from "../../src/logger.js";
 import { repeatingErrorLog } from "../../src/redis.js";
-import { type HandlerDeps, handleAnswer, handleDelivery, handleInbound } from "./handlers.js";
+import { JOB_ATTEMPTS, RETRY_DELAYS_MS, TURN_RECHECK_MS } from "../limits.js";
+import { handleDelivery } from "./delivery.js";
+import type { HandlerDeps } from "./deps.js";
+import { handleInbound, type SaveJob, tellAboutFailure } from "./inbound.js";
+import { handleAnswer } from "./officer-answer.js";
 import { type ChannelJob, QUEUE_NAME } from "./queue.js";
 import { loggingSends } from "./sent-log.js";
+import type { Turns } from "./turns.js";
 import { PermanentJobError, ProviderRateLimitError } from "./types.js";
 
 /**
@@ -16,8 +21,9 @@ export const WORKER_LIMITER = { max: 1_000, duration: 1_000 };
 
 export interface WorkerDeps extends HandlerDeps {
   connection: Redis;
-  /** The queue the jobs come from: a provider's 429 pauses it for every worker. */
-  queue: Pick<Queue<ChannelJob>, "rateLimit">;
+  /** The queue the jobs come from: a provider's 429 pauses it for every worker; its turns order each farmer's jobs. */
+  queue: Pick<Queue<ChannelJob>, "rateLimit" | "getJobState" | "getJob">;
+  turns: Turns;
   prefix?: string;
   /** Jobs in flight per process: each waits mostly on a download or a send, the core has its own pool. */
   concurrency?: number;
@@ -26,10 +32,19 @@ export interface WorkerDeps extends HandlerDeps {
   stalledInterval?: number;
 }
 
+/** A job whose predecessor is finished for good (or gone) may run. */
+const FINISHED = new Set(["completed", "failed", "unknown"]);
+
+/** The wait before attempt `attemptsMade + 1` (limits.ts RETRY_DELAYS_MS). */
+export function retryDelay(attemptsMade: number): number {
+  return RETRY_DELAYS_MS[Math.min(attemptsMade, RETRY_DELAYS_MS.length) - 1] ?? RETRY_DELAYS_MS[0];
+}
+
 export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
   const {
     connection,
     queue,
+    turns,
     prefix = "bull",
     concurrency = 4,
     lockDuration = 30_000,
@@ -38,21 +53,52 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
   } = deps;
 
   // Every send is written to the farmer's delivery log, which the console's look-up shows.
-  const handlerDeps: HandlerDeps = { ...deps, adapters: loggingSends(deps.adapters, deps.records.sent) };
+  const handlerDeps: HandlerDeps = {
+    ...deps,
+    adapters: loggingSends(deps.adapters, deps.records.sent, deps.farmerKey),
+  };
+
+  /** False when an earlier job of the same farmer is still open: this one then sleeps until woken. */
+  async function myTurn(job: Job<ChannelJob>, token: string | undefined): Promise<boolean> {
+    const after = job.data.after;
+    if (!after) return true;
+    // Registered before looking, so a predecessor ending in between still wakes this job.
+    await turns.wait(after, job.id!);
+    if (FINISHED.has(await queue.getJobState(after))) return true;
+    await job.moveToDelayed(Date.now() + TURN_RECHECK_MS, token);
+    return false;
+  }
+
+  /** The job waiting for this one (its farmer's next message) runs now instead of at its next look. */
+  async function wakeNext(job: Job<ChannelJob> | undefined) {
+    const next = job?.id ? await turns.waiter(job.id) : undefined;
+    if (!next) return;
+    const waiting = await queue.getJob(next);
+    if (waiting && (await waiting.isDelayed())) await waiting.promote().catch(() => {});
+  }
 
   async function process(job: Job<ChannelJob>): Promise<void> {
     const data = job.data;
     if (data.kind === "deliver")
       return handleDelivery(data.requestId, data.routing, data.language, handlerDeps);
     if (data.kind === "answer") return handleAnswer(data.requestId, handlerDeps);
-    return handleInbound(data.message, data.requestId, handlerDeps, (requestId) =>
-      job.updateData({ ...data, requestId }),
-    );
+    const save: SaveJob = (update) => job.updateData({ ...(job.data as typeof data), ...update });
+    try {
+      await handleInbound(data, save, handlerDeps);
+    } catch (error) {
+      const retried = !(error instanceof ProviderRateLimitError || error instanceof PermanentJobError);
+      if (retried) {
+        const final = job.attemptsMade + 1 >= (job.opts.attempts ?? JOB_ATTEMPTS);
+        await tellAboutFailure(job.data as typeof data, final, save, handlerDeps);
+      }
+      throw error;
+    }
   }
 
   const worker: Worker<ChannelJob> = new Worker<ChannelJob>(
     QUEUE_NAME,
-    async (job) => {
+    async (job, token) => {
+      if (!(await myTurn(job, token))) throw new DelayedError();
       const started = performance.now();
       try {
         await process(job);
@@ -81,11 +127,32 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
       concurrency,
       limiter: WORKER_LIMITER,
       lockDuration,
+      settings: { backoffStrategy: retryDelay },
       ...(stalledInterval ? { stalledInterval } : {}),
     },
   );
+  worker.on("completed", (job) => void wakeNext(job).catch(() => {}));
   worker.on("failed", (job, error) => {
-    logger.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: errorChain(error) }, "job failed");
+    void (async () => {
+      if (job && (await job.isFailed())) {
+        // Kept in the failed set: `npm run jobs` lists it and puts it back.
+        logger.error(
+          { jobId: job.id, attempts: job.attemptsMade, err: errorChain(error) },
+          "job failed for good, kept for npm run jobs",
+        );
+        await wakeNext(job);
+      } else {
+        logger.warn(
+          {
+            jobId: job?.id,
+            attempt: job?.attemptsMade,
+            retryInMs: retryDelay(job?.attemptsMade ?? 1),
+            err: errorChain(error),
+          },
+          "job attempt failed, will retry",
+        );
+      }
+    })().catch(() => {});
   });
   // With Redis down BullMQ reports every reconnect attempt here.
   worker.on("error", repeatingErrorLog(logger, "worker error"));

@@ -1,49 +1,62 @@
 import { Telegram, TelegramError } from "telegraf";
 import type { InlineKeyboardMarkup } from "telegraf/types";
 import type { TelegramConfig } from "../../src/config.js";
-import { LANGUAGES } from "../../src/diagnosis/types.js";
-import { NATIVE_NAMES } from "../core/language-names.js";
-import { downloadMedia, MAX_MEDIA_BYTES } from "../core/media.js";
+import { downloadMedia } from "../core/media.js";
 import { retryAfterMs } from "../core/retry-after.js";
-import { type Adapter, MediaError, PermanentJobError, ProviderRateLimitError } from "../core/types.js";
+import {
+  type Adapter,
+  type Button,
+  type Capabilities,
+  MediaError,
+  PermanentJobError,
+  ProviderRateLimitError,
+} from "../core/types.js";
+import { CHAT_MESSAGE_CHARS, MAX_MEDIA_BYTES } from "../limits.js";
+import { TELEGRAM } from "./farmer.js";
 
-export const LANGUAGE_CALLBACK_PREFIX = "lang:";
-
-// Two buttons a row: the native names fit a phone's width.
-const LANGUAGE_KEYBOARD: InlineKeyboardMarkup = {
-  inline_keyboard: [0, 2, 4].map((i) =>
-    LANGUAGES.slice(i, i + 2).map((lang) => ({
-      text: NATIVE_NAMES[lang],
-      callback_data: `${LANGUAGE_CALLBACK_PREFIX}${lang}`,
-    })),
-  ),
+export const TELEGRAM_CAPABILITIES: Capabilities = {
+  text: { kind: "chat", style: "html", maxChars: CHAT_MESSAGE_CHARS.telegram },
+  buttons: true,
+  typing: true,
+  media: true,
 };
+
+const keyboard = (rows: Button[][]): InlineKeyboardMarkup => ({
+  inline_keyboard: rows.map((row) => row.map(({ text, data }) => ({ text, callback_data: data }))),
+});
 
 export interface TelegramAdapterDeps {
   config: TelegramConfig;
-  /** Tests point the client at a loopback Bot API. */
-  apiRoot?: string;
+  /** TELEGRAM_API_ROOT: a self-hosted Bot API server, or a stand-in. */
+  apiRoot: string;
 }
 
 export function createTelegramAdapter({ config, apiRoot }: TelegramAdapterDeps): Adapter {
-  const telegram = new Telegram(config.botToken, apiRoot ? { apiRoot } : {});
+  const telegram = new Telegram(config.botToken, { apiRoot });
   return {
-    provider: "telegram",
+    provider: TELEGRAM,
+    capabilities: () => TELEGRAM_CAPABILITIES,
     async send(reply) {
       try {
         await telegram.sendMessage(reply.to, reply.text, {
           parse_mode: "HTML",
-          ...(reply.languageKeyboard ? { reply_markup: LANGUAGE_KEYBOARD } : {}),
+          ...(reply.buttons ? { reply_markup: keyboard(reply.buttons) } : {}),
         });
       } catch (error) {
         throw classify(error);
       }
     },
+    async showTyping(to) {
+      try {
+        await telegram.sendChatAction(to, "typing");
+      } catch (error) {
+        throw classify(error);
+      }
+    },
     async fetchMedia(media) {
-      if (!("telegramFileId" in media)) throw new MediaError("not a Telegram file");
       let link: URL;
       try {
-        const file = await telegram.getFile(media.telegramFileId);
+        const file = await telegram.getFile(media.ref);
         if ((file.file_size ?? 0) > MAX_MEDIA_BYTES) throw new MediaError("telegram file over the limit");
         link = await telegram.getFileLink(file);
       } catch (error) {
@@ -51,11 +64,11 @@ export function createTelegramAdapter({ config, apiRoot }: TelegramAdapterDeps):
         throw classify(error);
       }
       // The file URL embeds the bot token: it is handed to the download and never to a log or an error.
-      return downloadMedia(link.href, { label: "telegram file", provider: "telegram" });
+      return downloadMedia(link.href, { label: "telegram file", provider: TELEGRAM });
     },
-    async acknowledge(callbackQueryId) {
-      await telegram.answerCbQuery(callbackQueryId).catch(() => {
-        // Too late to acknowledge (queries expire): the language change itself still goes through.
+    async acknowledge(press) {
+      await telegram.answerCbQuery(press.id).catch(() => {
+        // Too late to acknowledge (queries expire): the press itself still goes through.
       });
     },
   };
@@ -64,7 +77,7 @@ export function createTelegramAdapter({ config, apiRoot }: TelegramAdapterDeps):
 function classify(error: unknown): unknown {
   if (!(error instanceof TelegramError)) return error;
   if (error.code === 429)
-    return new ProviderRateLimitError("telegram", retryAfterMs(error.parameters?.retry_after));
+    return new ProviderRateLimitError(TELEGRAM, retryAfterMs(error.parameters?.retry_after));
   // 400 (chat not found), 403 (the user blocked the bot): retrying will not help.
   if (error.code >= 400 && error.code < 500)
     return new PermanentJobError(`telegram: ${error.code} ${error.description}`);

@@ -1,46 +1,29 @@
-import type { FastifyInstance } from "fastify";
-import { languageFromTag } from "../core/language.js";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { WebhookContext } from "../core/provider.js";
 import { ChannelsUnavailableError, deferDelivery } from "../core/redis-gate.js";
 import { sameSecret } from "../core/secret.js";
 import type { InboundMessage } from "../core/types.js";
-import { WEBHOOK_ROUTE_CONFIG } from "../core/webhook-route.js";
-import { LANGUAGE_CALLBACK_PREFIX } from "./send.js";
+import {
+  type Acknowledge,
+  acknowledgeUnreadable,
+  ignoreMalformed,
+  WEBHOOK_ROUTE_CONFIG,
+} from "../core/webhook-route.js";
+import { MAX_MEDIA_BYTES } from "../limits.js";
+import { TELEGRAM, telegramFarmer } from "./farmer.js";
+import { type TelegramMessage, TelegramUpdate } from "./schema.js";
 
 export const TELEGRAM_PATH = "/channels/telegram";
 
-// The few fields of Telegram's Update we read (https://core.telegram.org/bots/api#update).
-interface PhotoSize {
-  file_id: string;
-  file_size?: number;
-  width: number;
-  height: number;
-}
-interface TelegramMessage {
-  message_id: number;
-  chat: { id: number };
-  from?: { language_code?: string };
-  text?: string;
-  caption?: string;
-  photo?: PhotoSize[];
-  document?: { file_id: string; mime_type?: string; file_size?: number };
-}
-export interface TelegramUpdate {
-  update_id: number;
-  message?: TelegramMessage;
-  callback_query?: {
-    id: string;
-    from: { id: number; language_code?: string };
-    /** Absent when the message with the button is too old for Telegram to include. */
-    message?: { chat: { id: number } };
-    data?: string;
-  };
-}
+// Telegram re-sends an update until it gets a 2xx, holding back the ones after it: every update we take,
+// acted on or not, is acknowledged.
+const ok: Acknowledge = (reply) => reply.code(200).send({ ok: true });
 
-const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
+type PhotoSize = NonNullable<TelegramMessage["photo"]>[number];
 
-// Telegram lists a photo in ascending sizes; the largest one under the core's limit has the most detail.
+// Telegram lists a photo in ascending sizes; the largest one under the download limit has the most detail.
 function bestPhoto(photo: PhotoSize[]): PhotoSize | undefined {
-  return [...photo].reverse().find((p) => (p.file_size ?? 0) <= MAX_PHOTO_BYTES);
+  return [...photo].reverse().find((p) => (p.file_size ?? 0) <= MAX_MEDIA_BYTES);
 }
 
 /** One Telegram update as an inbound message; updates we do not act on (edits, joins...) give undefined. */
@@ -48,29 +31,20 @@ export function parseTelegramUpdate(
   update: TelegramUpdate,
   receivedAt = new Date(),
 ): InboundMessage | undefined {
-  const base = {
-    provider: "telegram" as const,
-    channel: "telegram" as const,
-    messageId: String(update.update_id),
-    to: "bot",
-  };
   const at = receivedAt.toISOString();
+  const base = { provider: TELEGRAM, channel: "telegram", messageId: String(update.update_id), to: "bot" };
 
   // Every button press is answered, or the user's button keeps spinning. Our buttons are in private chats,
   // where the chat id is the user's id: the fallback when Telegram leaves an old message out.
   const callback = update.callback_query;
   if (callback) {
-    const data = callback.data ?? "";
-    const choice = data.startsWith(LANGUAGE_CALLBACK_PREFIX)
-      ? languageFromTag(data.slice(LANGUAGE_CALLBACK_PREFIX.length))
-      : undefined;
+    const chat = String(callback.message?.chat.id ?? callback.from.id);
     return {
       ...base,
-      from: String(callback.message?.chat.id ?? callback.from.id),
-      // A button this version does not know (an old keyboard) gets help, like any other text.
-      ...(choice ? { languageChoice: choice } : {}),
+      from: chat,
+      owner: telegramFarmer(chat),
+      button: { id: callback.id, ...(callback.data ? { data: callback.data } : {}) },
       ...(callback.from.language_code ? { languageHint: callback.from.language_code } : {}),
-      callbackQueryId: callback.id,
       receivedAt: at,
     };
   }
@@ -82,12 +56,17 @@ export function parseTelegramUpdate(
   const document = message.document?.mime_type?.startsWith("image/") ? message.document : undefined;
   const fileId = photo?.file_id ?? document?.file_id;
   const text = (message.text ?? message.caption)?.trim();
+  // "/start", or "/start <payload>" from a deep link: the conversation opens.
+  const start = !fileId && /^\/start(\s|@|$)/.test(text ?? "");
   const hint = message.from?.language_code;
+  const chat = String(message.chat.id);
   return {
     ...base,
-    from: String(message.chat.id),
-    ...(text ? { text } : {}),
-    ...(fileId ? { media: { telegramFileId: fileId } } : {}),
+    from: chat,
+    owner: telegramFarmer(chat),
+    ...(text && !start ? { text } : {}),
+    ...(start ? { start } : {}),
+    ...(fileId ? { media: { ref: fileId } } : {}),
     ...(hint ? { languageHint: hint } : {}),
     receivedAt: at,
   };
@@ -95,29 +74,37 @@ export function parseTelegramUpdate(
 
 export interface TelegramWebhookOptions {
   webhookSecret: string;
-  enqueue: (message: InboundMessage) => Promise<void>;
+  enqueue: WebhookContext["enqueue"];
 }
 
-export async function telegramWebhook(app: FastifyInstance, options: TelegramWebhookOptions): Promise<void> {
-  app.post(TELEGRAM_PATH, { config: WEBHOOK_ROUTE_CONFIG }, async (request, reply) => {
+export const telegramWebhook: FastifyPluginAsyncTypebox<TelegramWebhookOptions> = async (app, options) => {
+  acknowledgeUnreadable(app, TELEGRAM, () => ok);
+  // The secret header is checked before the body is read: an update from anyone else is refused unread.
+  app.addHook("onRequest", async (request, reply) => {
     const header = request.headers["x-telegram-bot-api-secret-token"];
-    if (!sameSecret(typeof header === "string" ? header : undefined, options.webhookSecret)) {
-      request.log.warn(
-        { path: TELEGRAM_PATH, reason: header ? "secret mismatch" : "no secret" },
-        "telegram webhook refused",
-      );
-      return reply.code(403).send({ detail: "Forbidden", request_id: request.id });
-    }
-    const update = request.body as TelegramUpdate | undefined;
-    const message = update && typeof update.update_id === "number" ? parseTelegramUpdate(update) : undefined;
-    try {
-      if (message) await options.enqueue(message);
-    } catch (error) {
-      // Telegram delivers an update again until it gets a 2xx.
-      if (error instanceof ChannelsUnavailableError) return deferDelivery(request, reply, "telegram", error);
-      throw error;
-    }
-    // Telegram re-sends an update until it gets a 2xx: updates we ignore are acknowledged too.
-    return reply.code(200).send({ ok: true });
+    if (sameSecret(typeof header === "string" ? header : undefined, options.webhookSecret)) return;
+    request.log.warn(
+      { path: TELEGRAM_PATH, reason: header ? "secret mismatch" : "no secret" },
+      "telegram webhook refused",
+    );
+    return reply.code(403).send({ detail: "Forbidden", request_id: request.id });
   });
-}
+
+  app.post(
+    TELEGRAM_PATH,
+    { config: WEBHOOK_ROUTE_CONFIG, schema: { body: TelegramUpdate, hide: true }, attachValidation: true },
+    async (request, reply) => {
+      if (request.validationError)
+        return ignoreMalformed(request, reply, TELEGRAM, ok, request.validationError.message);
+      const message = parseTelegramUpdate(request.body);
+      try {
+        if (message) await options.enqueue(message);
+      } catch (error) {
+        // Telegram delivers an update again until it gets a 2xx.
+        if (error instanceof ChannelsUnavailableError) return deferDelivery(request, reply, TELEGRAM, error);
+        throw error;
+      }
+      return ok(reply);
+    },
+  );
+};

@@ -1,17 +1,33 @@
 import twilio from "twilio";
 import type { TwilioConfig } from "../../src/config.js";
 import { downloadMedia } from "../core/media.js";
-import { retryAfterMs } from "../core/retry-after.js";
 import {
   type Adapter,
-  type InboundMedia,
+  type Capabilities,
   MediaError,
   PermanentJobError,
   ProviderRateLimitError,
   type Reply,
 } from "../core/types.js";
+import { CHAT_MESSAGE_CHARS, SMS_MAX_SEGMENTS } from "../limits.js";
+import { TWILIO } from "./farmer.js";
+import { TwilioHttpClient } from "./http-client.js";
 
-type RequestClient = InstanceType<typeof twilio.RequestClient>;
+// WhatsApp shows *bold* and takes long bodies; SMS and MMS replies go back as plain texts, billed by segment
+// (the handset that sent a photo reads the answer as a text). No buttons: WhatsApp's need approved templates.
+const CAPABILITIES: Record<string, Capabilities> = {
+  whatsapp: {
+    text: { kind: "chat", style: "whatsapp", maxChars: CHAT_MESSAGE_CHARS.whatsapp },
+    buttons: false,
+    typing: false,
+    media: true,
+  },
+  sms: { text: { kind: "sms", maxSegments: SMS_MAX_SEGMENTS }, buttons: false, typing: false, media: true },
+};
+
+export function twilioCapabilities(channel: string): Capabilities {
+  return CAPABILITIES[channel] ?? CAPABILITIES.sms!;
+}
 
 // Media URLs in a webhook point at Twilio's API, which redirects to its CDN. Anything else in MediaUrl0 is
 // not Twilio's to serve: we must not send our account credentials there.
@@ -23,29 +39,25 @@ export function isTwilioMediaHost(url: URL): boolean {
   );
 }
 
-export interface TwilioAdapterDeps {
-  config: TwilioConfig;
-  /** The SDK's own extension point for its HTTP calls (tests point it at a loopback stand-in). */
-  httpClient?: RequestClient;
-  /** Tests serve media from loopback; production keeps the Twilio-host check. */
-  isMediaHostAllowed?: (url: URL) => boolean;
-}
-
 const address = (channel: Reply["channel"], number: string) => {
   const bare = number.replace(/^whatsapp:/, "");
   return channel === "whatsapp" ? `whatsapp:${bare}` : bare;
 };
 
-export function createTwilioAdapter({
-  config,
-  httpClient = new twilio.RequestClient(),
-  isMediaHostAllowed = isTwilioMediaHost,
-}: TwilioAdapterDeps): Adapter {
-  const api = twilio(config.accountSid, config.authToken, { httpClient: honouringRetryAfter(httpClient) });
+export interface TwilioAdapterDeps {
+  config: TwilioConfig;
+  /** TWILIO_API_ROOT: Twilio's API, or a stand-in; media on its host is fetched as Twilio's. */
+  apiRoot: string;
+}
+
+export function createTwilioAdapter({ config, apiRoot }: TwilioAdapterDeps): Adapter {
+  const api = twilio(config.accountSid, config.authToken, { httpClient: new TwilioHttpClient(apiRoot) });
   const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString("base64")}`;
+  const apiOrigin = new URL(apiRoot).origin;
 
   return {
-    provider: "twilio",
+    provider: TWILIO,
+    capabilities: twilioCapabilities,
     async send(reply) {
       const from = reply.from ?? (reply.channel === "whatsapp" ? config.whatsappFrom : config.smsFrom);
       if (!from) throw new PermanentJobError(`no Twilio sender configured for ${reply.channel}`);
@@ -59,32 +71,17 @@ export function createTwilioAdapter({
         throw classify(error);
       }
     },
-    async fetchMedia(media: InboundMedia) {
-      if (!("url" in media)) throw new MediaError("not a Twilio media reference");
-      const url = new URL(media.url);
-      if (!isMediaHostAllowed(url)) throw new MediaError(`media host ${url.hostname} is not Twilio's`);
-      return downloadMedia(media.url, {
+    async fetchMedia(media) {
+      const url = new URL(media.ref);
+      if (!isTwilioMediaHost(url) && url.origin !== apiOrigin)
+        throw new MediaError(`media host ${url.hostname} is not Twilio's`);
+      return downloadMedia(media.ref, {
         headers: { authorization },
         label: "twilio media",
-        provider: "twilio",
+        provider: TWILIO,
       });
     },
   };
-}
-
-/**
- * The SDK's errors drop the response headers, and with them the Retry-After of a 429: the HTTP client
- * turns such a response into our rate-limit error while the headers are still at hand.
- */
-function honouringRetryAfter(httpClient: RequestClient): RequestClient {
-  const request = httpClient.request.bind(httpClient);
-  httpClient.request = (async (opts: Parameters<RequestClient["request"]>[0]) => {
-    const response = await request(opts);
-    if (response.statusCode !== 429) return response;
-    const headers = (response.headers ?? {}) as Record<string, string | undefined>;
-    throw new ProviderRateLimitError("twilio", retryAfterMs(headers["retry-after"]));
-  }) as RequestClient["request"];
-  return httpClient;
 }
 
 // A 429 (Twilio's 20429) arrives already classified; other 4xx will not get better by retrying.

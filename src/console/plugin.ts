@@ -34,7 +34,7 @@ export interface ConsoleDeps {
   diagnoser: Diagnoser;
   knowledge: Knowledge;
   /** Queues an officer's answer to the farmer (present when channels run). */
-  enqueueAnswer?: (requestId: string) => Promise<void>;
+  enqueueAnswer?: (requestId: string, owner?: string) => Promise<void>;
 }
 
 declare module "fastify" {

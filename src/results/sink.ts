@@ -7,21 +7,23 @@ export interface SinkDeps {
   record: Recorder;
   /** Present when channels run (Redis + a provider): queues the routed result's delivery to the farmer. */
   enqueueDelivery?: (requestId: string, routing: Routing, language: Language) => Promise<void>;
-  /** The routing channels some configured provider sends on (channels/core/enabled.ts); all, when absent. */
+  /** The routing channels some configured provider sends on (channels/core/registry.ts); all, when absent. */
   deliverable?: ReadonlySet<Routing["channel"]>;
   /** Told when a partner asks for a delivery nobody can make: the HTTP response cannot say so. */
   logger?: Pick<Logger, "warn">;
+  /** Whose result a routed one is, on the keys the channels use (channels/core/registry.ts routingOwner). */
+  ownerOf?: (routing: Routing) => string | undefined;
 }
 
-/** Whose result this is, on the keys the channels use: the phone number, or `tg:<chat id>`. */
-export function routingOwner(routing: Routing): string | undefined {
-  if (routing.channel === "telegram") return routing.chatId ? `tg:${routing.chatId}` : undefined;
-  return routing.phone;
-}
-
-export function createResultSink({ record, enqueueDelivery, deliverable, logger }: SinkDeps): ResultSink {
+export function createResultSink({
+  record,
+  enqueueDelivery,
+  deliverable,
+  logger,
+  ownerOf,
+}: SinkDeps): ResultSink {
   return async (result, { routing, ...submission }) => {
-    const owner = routing ? routingOwner(routing) : undefined;
+    const owner = routing ? ownerOf?.(routing) : undefined;
     await record(result, { ...submission, ...(owner ? { owner } : {}), ...(routing ? { routing } : {}) });
     if (!routing) return;
     if (enqueueDelivery && (!deliverable || deliverable.has(routing.channel))) {

@@ -24,12 +24,23 @@ export interface ResultStore {
   save(input: SaveInput): Promise<StoredResult>;
   get(requestId: string): Promise<StoredResult | undefined>;
   getByCode(code: string): Promise<StoredResult | undefined>;
-  /** The owner's (phone number or chat) latest result. */
+  /** The owner's (phone number or chat) latest result that answers them (see `answersTheFarmer`). */
   lastFor(owner: string): Promise<StoredResult | undefined>;
   /** The owner's results, newest first (at most RESULTS_PER_OWNER are indexed). */
   listFor(owner: string): Promise<StoredResult[]>;
   /** Sets one part of a stored result's state; false when the result is gone. */
   setState<K extends keyof ResultState>(requestId: string, key: K, value: ResultState[K]): Promise<boolean>;
+}
+
+/**
+ * Whether a result is what a farmer asking for "my last diagnosis" means: a disease named, or a healthy
+ * plant, from a photo good enough to judge. A later photo that gave no such answer (blurry, not a plant,
+ * unsure, a crop not covered) does not hide it.
+ */
+export function answersTheFarmer(result: DiagnosisResult): boolean {
+  return (
+    (result.outcome === "diagnosed" || result.outcome === "healthy") && !result.image_analysis.quality_issue
+  );
 }
 
 export interface StoreOptions {
@@ -116,8 +127,8 @@ function redisStore(
         .expire(stateKey(id), ttlSeconds);
       if (input.owner) {
         const index = ownerKey(input.owner);
-        tx.set(lastKey(input.owner), id, "EX", ttlSeconds)
-          .zadd(index, String(Date.parse(stored.createdAt)), id)
+        if (answersTheFarmer(input.result)) tx.set(lastKey(input.owner), id, "EX", ttlSeconds);
+        tx.zadd(index, String(Date.parse(stored.createdAt)), id)
           .zremrangebyrank(index, 0, -RESULTS_PER_OWNER - 1)
           .expire(index, ttlSeconds);
       }
@@ -193,7 +204,7 @@ function memoryStore({ maxEntries = 10_000, ttlSeconds = RESULT_TTL_SECONDS }: S
       results.set(id, { stored, state, expires: Date.now() + ttlSeconds * 1000 });
       codes.set(code, id);
       if (input.owner) {
-        last.set(input.owner, id);
+        if (answersTheFarmer(input.result)) last.set(input.owner, id);
         const ids = [id, ...(byOwner.get(input.owner) ?? []).filter((other) => other !== id)];
         byOwner.set(input.owner, ids.slice(0, RESULTS_PER_OWNER));
       }

@@ -8,8 +8,9 @@ import type { LabelledExample } from "./examples.js";
 export interface AnswerDeps {
   records: Records;
   isHealthy: (classId: string) => boolean;
-  /** Queues the officer's answer to the farmer on the channel they used (absent without channels). */
-  enqueueAnswer?: (requestId: string) => Promise<void>;
+  /** Queues the officer's answer to the farmer on the channel they used, after their other messages
+   *  (absent without channels). */
+  enqueueAnswer?: (requestId: string, owner?: string) => Promise<void>;
   logger?: Pick<Logger, "info" | "warn">;
 }
 
@@ -79,7 +80,7 @@ export async function answerCase(
   }
 
   const reachable = stored.replyTo !== undefined || stored.routing !== undefined;
-  if (reachable && deps.enqueueAnswer) await deps.enqueueAnswer(requestId);
+  if (reachable && deps.enqueueAnswer) await deps.enqueueAnswer(requestId, stored.owner);
   deps.logger?.info({ requestId, kind: decision.kind, kept, sent: reachable }, "officer answered a case");
   return { status: "done", stored, sent: reachable && deps.enqueueAnswer !== undefined, kept };
 }

@@ -90,8 +90,8 @@ describe("USSD menu (answers from stored results only)", () => {
 
     const result = await dial("1");
     expect(result).toMatch(/^CON /);
-    expect(result).toContain(stored.code);
-    expect(result).toContain(`${core.knowledge.describe("tomato__late_blight", "sw")!.name} (uhakika 87%)`);
+    expect(result).toContain(`\nNamba: ${stored.code}\n`);
+    expect(result).toContain(`${core.knowledge.name("tomato__late_blight", "sw")} (inaelekea).`);
     expect(result).toMatch(/1\. Matibabu\n0\. Rudi$/);
 
     // Treatment, screen after screen, until the last one ends the session.
@@ -106,7 +106,8 @@ describe("USSD menu (answers from stored results only)", () => {
     }
     expect(screens.at(-1)).toMatch(/^END /);
     const shown = screens.join("\n");
-    for (const action of core.knowledge.treatment(["tomato__late_blight"], "sw")!.immediateActions) {
+    for (const action of core.knowledge.treatment(["tomato__late_blight"], "sw", "simple")
+      .immediate_actions) {
       expect(shown).toContain(action.slice(0, 20));
     }
 
@@ -117,12 +118,71 @@ describe("USSD menu (answers from stored results only)", () => {
     expect(await dial("9")).toMatch(/^CON Chaguo si sahihi\.\n/);
 
     const languages = await dial("3");
-    expect(languages).toContain(
-      "1. English\n2. Français\n3. Kiswahili\n4. Español\n5. Português\n6. Italiano",
+    expect(languages).toBe(
+      "CON Chagua lugha:\n1.English\n2.Français\n3.Kiswahili\n4.Español\n5.Português\n6.Italiano",
     );
     expect(await dial("3*2")).toBe("END Langue choisie : Français.");
     expect(await dial("")).toMatch(/^CON Docteur des cultures\n/);
+    // After choosing French, all of it is French: the stored English result too.
+    const french = await dial("1");
+    expect(french).toContain(`${core.knowledge.name("tomato__late_blight", "fr")} (probable).`);
+    expect(french).toContain(`Code : ${stored.code}`);
+    expect(french).not.toContain(core.knowledge.name("tomato__late_blight", "sw"));
+    await h.languages.set(FARMER, "sw");
     expect(diagnoser.calls()).toBe(0);
+  });
+
+  it("looks a French-language result up in the caller's language, never with its stored texts", async () => {
+    const caller = "+254733444555";
+    const french = resultFixture();
+    french.diagnoses[0]!.name = "Mildiou de la tomate";
+    french.treatment.immediate_actions = ["Enlevez les feuilles malades"];
+    const saved = await h.store.save({ result: french, language: "fr", owner: "+221770000000" });
+    const screen = await dial(`2*${saved.code}`, caller);
+    expect(screen).toContain(`${core.knowledge.name("tomato__late_blight", "sw")} (inaelekea).`);
+    expect(screen).not.toMatch(/Mildiou|uhakika|%/);
+    expect((await dial(`2*${saved.code}*1`, caller)).toLowerCase()).not.toContain("enlevez");
+  });
+
+  it("'my last diagnosis' is the last real one, not a later photo that could not be answered", async () => {
+    const caller = "+254733666777";
+    const real = await h.store.save({ result: resultFixture(), language: "sw", owner: caller });
+    const blurry = resultFixture({
+      outcome: "diagnosed",
+      image_analysis: { is_plant: true, quality_issue: "blurry", detected_crop: null },
+    });
+    const unsure = resultFixture({
+      outcome: "unsure",
+      crop_health: "unknown",
+      diagnoses: [],
+      candidates: [],
+    });
+    await h.store.save({ result: blurry, language: "sw", owner: caller });
+    await h.store.save({ result: unsure, language: "sw", owner: caller });
+    expect(await dial("1", caller)).toContain(`Namba: ${real.code}`);
+  });
+
+  it("a form that is not Africa's Talking's shape: 200 with a screen that closes, and a log line", async () => {
+    const logged = h.logs.length;
+    const res = await h.app.inject({
+      method: "POST",
+      url: `/channels/africastalking/${TOKEN}/ussd`,
+      ...form({ sessionId: "ATUid_x", serviceCode: "*384*1234#", text: "1" }),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe("END Sorry, something went wrong. Please dial again.");
+    const counts = await h.queue.queue.getJobCounts();
+    const sms = await h.app.inject({
+      method: "POST",
+      url: `/channels/africastalking/${TOKEN}/sms`,
+      ...form({ to: "21525", text: "HELP", date: "2026-11-23 10:00:00" }),
+    });
+    expect(sms.statusCode).toBe(200);
+    expect(await h.queue.queue.getJobCounts()).toEqual(counts);
+    const ignored = h.logs
+      .slice(logged)
+      .filter((line) => line.includes("africastalking webhook body ignored"));
+    expect(ignored).toHaveLength(2);
   });
 
   it("pages French, where an ô or â makes a screen UCS-2, in screens of 80 units", async () => {
@@ -141,9 +201,9 @@ describe("USSD menu (answers from stored results only)", () => {
       path += "*1";
     }
     expect(screens.at(-1)).toMatch(/^END /);
-    const treatment = core.knowledge.treatment(["maize__common_rust"], "fr")!;
+    const treatment = core.knowledge.treatment(["maize__common_rust"], "fr", "simple");
     const shown = screens.map((screen) => screen.slice(4)).join("\n");
-    for (const action of treatment.immediateActions) expect(shown).toContain(action.slice(0, 15));
+    for (const action of treatment.immediate_actions) expect(shown).toContain(action.slice(0, 15));
     // dial() checked each screen against its encoding's limit; UCS-2 ones are the short ones.
     const ucs2 = screens.filter((screen) => !isGsm7(screen));
     expect(ucs2.length).toBeGreaterThan(0);
@@ -161,10 +221,12 @@ describe("SMS commands", () => {
   const reader = "+254722000111";
 
   it("a code gets the summary, the code and 2 the treatment", async () => {
-    const name = core.knowledge.describe("tomato__late_blight", "sw")!.name;
+    const name = core.knowledge.name("tomato__late_blight", "sw");
     const summary = await sms(stored.code, reader);
-    expect(summary.startsWith(`${name} (87%). `)).toBe(true);
-    expect(summary).toContain(core.knowledge.treatment(["tomato__late_blight"], "sw")!.immediateActions[0]);
+    expect(summary.startsWith(`${name} (inaelekea). `)).toBe(true);
+    expect(summary).toContain(
+      core.knowledge.treatment(["tomato__late_blight"], "sw", "simple").immediate_actions[0],
+    );
     expect(summary.endsWith(`\nMatibabu: tuma ${stored.code} 2`)).toBe(true);
 
     for (const asked of [`${stored.code} 2`, `${stored.code.toLowerCase()}2`]) {
@@ -184,7 +246,7 @@ describe("SMS commands", () => {
 
     expect(await sms("ENGLISH", reader)).toBe("Language set to English.");
     expect(await sms("what?", reader)).toMatch(/^Send a clear photo/);
-    expect(await sms("lang es", reader)).toBe("Idioma: Español.");
+    expect(await sms("lang es", reader)).toBe("Idioma cambiado a Español.");
     expect(await sms("KISWAHILI", reader)).toBe("Lugha imewekwa: Kiswahili.");
     expect(await sms("Français", reader)).toBe("Langue choisie : Français.");
     expect(await sms("QQ9-QQQ", reader)).toBe("Aucun résultat avec le code QQ9QQQ.");
@@ -227,7 +289,7 @@ describe("webhook protection", () => {
       enqueue: async () => {},
       outbox: { keep: () => false, size: 0 },
       gate: (work) => work(),
-      ussd: { store: h.store, languages: h.languages, texts: (_l, key) => key },
+      ussd: { store: h.store, languages: h.languages, texts: (_l, key) => key, knowledge: core.knowledge },
     });
     const call = (remoteAddress: string) =>
       app.inject({

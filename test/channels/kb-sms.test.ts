@@ -1,14 +1,17 @@
-// Every knowledge-base entry, rendered as the SMS summary (the answer to a photo and to its code), in every
-// language the knowledge base has: at most 3 segments, the part a farmer must get (name, description, first
-// two actions: the knowledge base's SMS core) is never cut, and the tail offering the treatment closes it.
+// Every knowledge-base entry, rendered as the SMS summary (the answer to a photo and to its code) and as an
+// unsure answer naming it as the best guess, in every language the knowledge base has: at most 3 segments,
+// the part a farmer must get is never cut, and the tail (how to get the treatment, or the code) closes it.
+// The summary keeps the name with its likelihood, the description and the first action; the second action
+// of the knowledge base's SMS core follows when it fits (the likelihood in words and the tail's verb take
+// room the core's 20 reserved units do not cover in Spanish and Portuguese: "CODE 2" gives every action).
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { simpleKnowledge } from "../../channels/core/render/knowledge.js";
 import { renderSmsSummary } from "../../channels/core/render/sms.js";
 import { countSegments, plainPunctuation } from "../../channels/core/render/sms-segments.js";
 import { createTexts } from "../../channels/core/render/texts.js";
 import { asSentence, viewOf } from "../../channels/core/render/view.js";
+import { SMS_MAX_SEGMENTS } from "../../channels/limits.js";
 import { ROOT_DIR } from "../../src/config.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { CLASS_IDS } from "../../src/diagnosis/knowledge/entries.js";
@@ -16,26 +19,42 @@ import { LANGUAGES } from "../../src/diagnosis/types.js";
 import { resultFixture } from "./support/fixtures.js";
 
 const kb = await createKnowledge();
-const knowledge = simpleKnowledge(kb);
 const t = createTexts();
 const languages = LANGUAGES.filter((lang) =>
   existsSync(path.join(ROOT_DIR, "locales", lang, "diseases.json")),
 );
 const diseases = CLASS_IDS.filter((id) => !kb.isHealthy(id));
 
-describe.each(languages)("SMS summary in %s", (language) => {
-  it.each(diseases)("%s", (classId) => {
+describe.each(languages)("SMS in %s", (language) => {
+  it.each(diseases)("%s: the summary", (classId) => {
     const result = resultFixture();
     result.diagnoses[0]!.id = classId;
-    result.diagnoses[0]!.confidence = 1; // "100%": the widest the renderer writes.
-    const view = viewOf({ result, code: "K7M4QX", language, createdAt: "" }, language, knowledge);
+    result.diagnoses[0]!.confidence = 1; // "very likely": the longest likelihood in most languages.
+    const view = viewOf({ result, code: "K7M4QX", language, createdAt: "" }, language, kb);
     if (view.kind !== "diagnosis") throw new Error("expected a diagnosis view");
-    const text = renderSmsSummary(view, language, t);
+    const text = renderSmsSummary(view, language, t, SMS_MAX_SEGMENTS);
 
     expect(countSegments(text).segments).toBeLessThanOrEqual(3);
     expect(text.endsWith(`\n${t(language, "code_more", { code: "K7M4QX" })}`)).toBe(true);
-    for (const part of [view.description, ...view.actions.slice(0, 2).map(asSentence)]) {
+    for (const part of [view.description, ...view.actions.slice(0, 1).map(asSentence)]) {
       expect(text).toContain(plainPunctuation(part));
     }
+  });
+
+  it.each(CLASS_IDS)("%s as an unsure answer's best guess", (classId) => {
+    const result = resultFixture({
+      outcome: "unsure",
+      crop_health: "unknown",
+      diagnoses: [],
+      candidates: [{ id: classId, name: classId, confidence: 0.4 }],
+    });
+    const view = viewOf({ result, code: "K7M4QX", language, createdAt: "" }, language, kb);
+    const text = renderSmsSummary(view, language, t, SMS_MAX_SEGMENTS);
+
+    expect(countSegments(text).segments).toBeLessThanOrEqual(3);
+    const name = kb.name(classId, language);
+    for (const part of [t(language, "unsure_guess", { name }), t(language, "better_photo")])
+      expect(text).toContain(plainPunctuation(part));
+    expect(text.endsWith(`\n${t(language, "code_line", { code: "K7M4QX" })}`)).toBe(true);
   });
 });

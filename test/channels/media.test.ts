@@ -4,8 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { downloadMedia } from "../../channels/core/media.js";
 import { inboundJobId } from "../../channels/core/queue.js";
+import { createTexts } from "../../channels/core/render/texts.js";
 import type { InboundMessage } from "../../channels/core/types.js";
+import { RETRY_DELAYS_MS } from "../../channels/limits.js";
 import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
 import type { DiagnosisResult } from "../../src/diagnosis/types.js";
 import { errorChain } from "../../src/logger.js";
 import { freePort } from "../support/redis-server.js";
@@ -26,6 +29,7 @@ let h: Harness;
 const double = new FixedDiagnoserDouble();
 let next = 0;
 const RESEND = /^We could not read your photo/;
+const texts = createTexts();
 
 function whatsappPhoto(name: string): InboundMessage {
   next += 1;
@@ -35,7 +39,8 @@ function whatsappPhoto(name: string): InboundMessage {
     messageId: `MM${String(next).padStart(32, "5")}`,
     from: `+1415555${String(3000 + next)}`,
     to: "+14155238886",
-    media: { url: `${h.standIn.baseUrl}/media/${name}`, contentType: "image/jpeg" },
+    owner: `+1415555${String(3000 + next)}`,
+    media: { ref: `${h.standIn.baseUrl}/media/${name}`, contentType: "image/jpeg" },
     receivedAt: new Date().toISOString(),
   };
 }
@@ -54,7 +59,7 @@ const replyTo = (message: InboundMessage) =>
   h.standIn.sends("twilio").filter((r) => r.body.To === `whatsapp:${message.from}`);
 
 beforeAll(async () => {
-  h = await startHarness({ name: "media", diagnoser: double });
+  h = await startHarness({ name: "media", diagnoser: double, knowledge: await createKnowledge() });
   h.startWorker();
   for (const name of ["slow.jpg", "unauthorized.jpg", "forbidden.jpg", "tg-slow"])
     h.standIn.media.set(name, Buffer.from("jpeg bytes the double does not read"));
@@ -76,7 +81,7 @@ describe("photo downloads", () => {
     const replies = replyTo(message);
     expect(replies).toHaveLength(1);
     expect(String(replies[0]!.body.Body)).not.toMatch(RESEND);
-    expect(String(replies[0]!.body.Body)).toContain("Late blight");
+    expect(String(replies[0]!.body.Body)).toContain("Tomato late blight");
     expect(job.attemptsMade).toBeLessThanOrEqual(1);
   });
 
@@ -84,7 +89,7 @@ describe("photo downloads", () => {
     [401, "unauthorized.jpg"],
     [403, "forbidden.jpg"],
   ])(
-    "Twilio media %i: our fault, so the job is retried and logged; the farmer is not asked to resend",
+    "Twilio media %i: our fault, so the job is retried and logged; the farmer hears the photo arrived, not to resend",
     async (status, name) => {
       h.standIn.failMedia(name, 1, status);
       const message = whatsappPhoto(name);
@@ -95,12 +100,15 @@ describe("photo downloads", () => {
       // One attempt failed (and was logged) before the retry got the photo.
       expect(job.attemptsMade).toBe(2);
       const failure = h.logs
-        .map((line) => JSON.parse(line) as { msg: string; jobId?: string; err?: string })
-        .find((line) => line.msg === "job failed" && line.jobId === job.id);
-      expect(failure?.err).toBe(`twilio media: HTTP ${status}, our credentials were refused`);
-      const replies = replyTo(message);
-      expect(replies).toHaveLength(1);
-      expect(String(replies[0]!.body.Body)).not.toMatch(RESEND);
+        .map((line) => JSON.parse(line) as { msg: string; jobId?: string; err?: string; retryInMs?: number })
+        .find((line) => line.msg === "job attempt failed, will retry" && line.jobId === job.id);
+      expect(failure).toMatchObject({
+        err: `twilio media: HTTP ${status}, our credentials were refused`,
+        retryInMs: RETRY_DELAYS_MS[0],
+      });
+      // Not silence while it is retried: the farmer is told the photo arrived, then gets the answer.
+      const replies = replyTo(message).map((r) => String(r.body.Body));
+      expect(replies).toEqual([texts("en", "delayed"), expect.stringContaining("Tomato late blight")]);
     },
   );
 
@@ -123,7 +131,8 @@ describe("photo downloads", () => {
       messageId: "990001",
       from: "990001",
       to: "bot",
-      media: { telegramFileId: "tg-slow" },
+      owner: "tg:990001",
+      media: { ref: "tg-slow" },
       receivedAt: new Date().toISOString(),
     };
     await h.queue.enqueueInbound(message);
@@ -132,7 +141,7 @@ describe("photo downloads", () => {
     expect([refused!.failedWith, served!.failedWith]).toEqual([429, undefined]);
     expect(served!.at - refused!.at).toBeGreaterThanOrEqual(950);
     const reply = h.standIn.sends("telegram").find((r) => r.body.chat_id === "990001");
-    expect(String(reply?.body.text)).toContain("Late blight");
+    expect(String(reply?.body.text)).toContain("Tomato late blight");
   });
 });
 

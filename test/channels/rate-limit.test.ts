@@ -3,10 +3,12 @@
 // stands in for it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inboundJobId } from "../../channels/core/queue.js";
-import { DEFAULT_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS, retryAfterMs } from "../../channels/core/retry-after.js";
-import type { InboundMessage, Provider } from "../../channels/core/types.js";
+import { retryAfterMs } from "../../channels/core/retry-after.js";
+import type { InboundMessage } from "../../channels/core/types.js";
 import { WORKER_LIMITER } from "../../channels/core/worker.js";
+import { DEFAULT_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS } from "../../channels/limits.js";
 import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { type Harness, startHarness, untilIdle } from "./support/harness.js";
 
 const noDiagnosis: Diagnoser = {
@@ -18,14 +20,16 @@ const noDiagnosis: Diagnoser = {
 let h: Harness;
 let next = 0;
 
-function text(provider: Extract<Provider, "telegram" | "africastalking">): InboundMessage {
+function text(provider: "telegram" | "africastalking"): InboundMessage {
   next += 1;
   const telegram = provider === "telegram";
+  const from = telegram ? String(8_000 + next) : `+2547000${String(next).padStart(5, "0")}`;
   return {
     provider,
     channel: telegram ? "telegram" : "sms",
     messageId: telegram ? String(700_000 + next) : `ATXid_rl_${next}`,
-    from: telegram ? String(8_000 + next) : `+2547000${String(next).padStart(5, "0")}`,
+    from,
+    owner: telegram ? `tg:${from}` : from,
     to: telegram ? "bot" : "21525",
     text: "HELP",
     receivedAt: new Date().toISOString(),
@@ -44,7 +48,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 10_000) {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ name: "ratelimit", diagnoser: noDiagnosis });
+  h = await startHarness({ name: "ratelimit", diagnoser: noDiagnosis, knowledge: await createKnowledge() });
 });
 afterAll(async () => {
   await h?.close();

@@ -9,8 +9,11 @@ import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import channelsPlugin from "../../channels/core/plugin.js";
 import { type ChannelQueue, createChannelQueue, inboundJobId } from "../../channels/core/queue.js";
+import { routingOwner } from "../../channels/core/registry.js";
+import { PROVIDERS } from "../../channels/providers.js";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { REDELIVERY_SECONDS } from "../../src/limits.js";
 import { createRedis } from "../../src/redis.js";
 import { createResultStore } from "../../src/results/store.js";
@@ -34,11 +37,18 @@ beforeAll(async () => {
   server = await startPrivateRedis();
   redis = createRedis(server.url, log.logger, { name: "test-api" });
   await once(redis, "ready");
-  queue = createChannelQueue({ connection: redis });
+  queue = createChannelQueue({ connection: redis, routingOwner: routingOwner(PROVIDERS) });
   const store = createResultStore(redis);
   const config = loadConfig({ RATE_LIMIT_HEALTH: "5", RATE_LIMIT_DIAGNOSIS: "5" });
   app = await buildApp({ config, diagnoser: new StubDiagnoser(), redis }, { logger: log.logger });
-  await app.register(channelsPlugin, { config: TEST_CONFIG, redis, store, queue });
+  await app.register(channelsPlugin, {
+    config: TEST_CONFIG,
+    providers: PROVIDERS,
+    redis,
+    store,
+    queue,
+    knowledge: await createKnowledge(),
+  });
   await app.ready();
 });
 

@@ -2,7 +2,9 @@
 // the farmer through the channel queue, and the provider webhooks on the same server escape the API's limits.
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routingOwner } from "../../channels/core/registry.js";
 import { viewOf } from "../../channels/core/render/view.js";
+import { PROVIDERS } from "../../channels/providers.js";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { createResultSink } from "../../src/results/sink.js";
@@ -47,7 +49,11 @@ beforeAll(async () => {
     diagnoser,
     knowledge: core.knowledge,
     baseApp: async ({ redis, records, queue }) => {
-      const resultSink = createResultSink({ record: records.record, enqueueDelivery: queue.enqueueDelivery });
+      const resultSink = createResultSink({
+        record: records.record,
+        enqueueDelivery: queue.enqueueDelivery,
+        ownerOf: routingOwner(PROVIDERS),
+      });
       return buildApp(
         { config, diagnoser, redis, resultSink },
         { logger: false, rateLimitKeyPrefix: `test-rest-${process.pid}-${Date.now()}` },
@@ -86,7 +92,9 @@ describe("REST API and channels on one server", () => {
       To: "whatsapp:+254711222333",
     });
     // Rendered at simple level for the farmer, although the partner asked for expert.
-    expect(send!.body.Body).toBe(h.renderer.result(viewOf(stored!, "en", core.knowledge), "en", "whatsapp"));
+    expect(send!.body.Body).toBe(
+      h.renderer.result(viewOf(stored!, "en", core.knowledge), "en", h.capabilities("twilio", "whatsapp")),
+    );
   }, 60_000);
 
   it("does not rate-limit the providers' webhooks per IP", async () => {

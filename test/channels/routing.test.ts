@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routingOwner } from "../../channels/core/registry.js";
 import { viewOf } from "../../channels/core/render/view.js";
+import { PROVIDERS } from "../../channels/providers.js";
 import type { DiagnosisResult } from "../../src/diagnosis/types.js";
 import { createResultSink } from "../../src/results/sink.js";
 import type { ResultSink } from "../../src/results/types.js";
@@ -23,7 +25,11 @@ beforeAll(async () => {
   core = await loadCore();
   h = await startHarness({ name: "routing", diagnoser: counting(core.diagnoser), knowledge: core.knowledge });
   h.startWorker();
-  sink = createResultSink({ record: h.records.record, enqueueDelivery: h.queue.enqueueDelivery });
+  sink = createResultSink({
+    record: h.records.record,
+    enqueueDelivery: h.queue.enqueueDelivery,
+    ownerOf: routingOwner(PROVIDERS),
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -45,13 +51,15 @@ describe("user_data routing: a REST result also goes to the farmer", () => {
       routing: { channel: "whatsapp", phone: "+254733000444" },
     });
     const [send] = await h.standIn.waitForSends("twilio", 1, 30_000);
-    const stored = await h.store.lastFor("+254733000444");
-    expect(stored?.result.request_id).toBe(result.request_id);
+    const stored = await h.store.get(result.request_id);
+    expect(stored?.owner).toBe("+254733000444");
     expect(send!.body).toMatchObject({
       From: `whatsapp:${TEST_CONFIG.twilio.whatsappFrom}`,
       To: "whatsapp:+254733000444",
     });
-    expect(send!.body.Body).toBe(h.renderer.result(viewOf(stored!, "en", core.knowledge), "en", "whatsapp"));
+    expect(send!.body.Body).toBe(
+      h.renderer.result(viewOf(stored!, "en", core.knowledge), "en", h.capabilities("twilio", "whatsapp")),
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(h.standIn.sends("twilio")).toHaveLength(1);
   }, 60_000);
@@ -67,7 +75,11 @@ describe("user_data routing: a REST result also goes to the farmer", () => {
     const stored = await h.store.get(result.request_id);
     expect(send!.body).toMatchObject({
       to: "+221771234567",
-      message: h.renderer.result(viewOf(stored!, "fr", core.knowledge), "fr", "sms"),
+      message: h.renderer.result(
+        viewOf(stored!, "fr", core.knowledge),
+        "fr",
+        h.capabilities("africastalking", "sms"),
+      ),
     });
   }, 60_000);
 
@@ -76,7 +88,7 @@ describe("user_data routing: a REST result also goes to the farmer", () => {
     await sink(result, { language: "pt", source: "api", routing: { channel: "telegram", chatId: "123456" } });
     const [send] = await h.standIn.waitForSends("telegram", 1, 30_000);
     expect(send!.body).toMatchObject({ chat_id: "123456", parse_mode: "HTML" });
-    expect((await h.store.lastFor("tg:123456"))?.result.request_id).toBe(result.request_id);
+    expect((await h.store.get(result.request_id))?.owner).toBe("tg:123456");
   }, 60_000);
 
   it("without routing keys, only stores", async () => {

@@ -2,7 +2,12 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseCodeRequest } from "../../channels/core/code-command.js";
-import { deliverableChannels } from "../../channels/core/enabled.js";
+import {
+  deliverableChannels as deliverableOn,
+  destinationOf,
+  routingOwner,
+} from "../../channels/core/registry.js";
+import { PROVIDERS } from "../../channels/providers.js";
 import { createRecords } from "../../src/results/records.js";
 import { CODE_ALPHABET, newShortCode, normalizeShortCode } from "../../src/results/short-code.js";
 import { createResultSink } from "../../src/results/sink.js";
@@ -10,6 +15,9 @@ import { createResultStore, RESULT_TTL_SECONDS } from "../../src/results/store.j
 import { resultFixture } from "./support/fixtures.js";
 
 const redis = new Redis("redis://127.0.0.1:6379");
+const none = { twilio: undefined, telegram: undefined, africasTalking: undefined, publicBaseUrl: undefined };
+const deliverableChannels = (config: Partial<Parameters<typeof deliverableOn>[1]>) =>
+  deliverableOn(PROVIDERS, { ...none, ...config });
 const prefix = `test-store-${process.pid}-${Date.now()}:`;
 
 afterAll(async () => {
@@ -76,6 +84,35 @@ describe("result store on Redis", () => {
     }
   });
 
+  it.each([
+    ["Redis", () => store],
+    ["memory", () => createResultStore(undefined)],
+  ])(
+    "%s: the owner's last result is the last that answers them, not a later photo that could not",
+    async (_, make) => {
+      const results = make();
+      const owner = `+2547${String(Date.now()).slice(-8)}`;
+      const real = await results.save({ result: resultFixture(), language: "sw", owner });
+      const later = [
+        resultFixture({ image_analysis: { is_plant: true, quality_issue: "blurry", detected_crop: null } }),
+        resultFixture({ outcome: "unsure", crop_health: "unknown", diagnoses: [] }),
+        resultFixture({ outcome: "not_plant", is_plant: false, diagnoses: [], candidates: [] }),
+        resultFixture({
+          outcome: "crop_not_supported",
+          crop_health: "unknown",
+          diagnoses: [],
+          candidates: [],
+        }),
+      ];
+      for (const result of later) await results.save({ result, language: "sw", owner });
+      expect((await results.lastFor(owner))?.code).toBe(real.code);
+      const healthy = resultFixture({ outcome: "healthy", crop_health: "healthy", diagnoses: [] });
+      expect((await results.lastFor(owner))?.code).toBe(real.code);
+      const newer = await results.save({ result: healthy, language: "sw", owner });
+      expect((await results.lastFor(owner))?.code).toBe(newer.code);
+    },
+  );
+
   it("keeps the first code when the same request is saved again (a retried job), and renews both keys", async () => {
     const result = resultFixture();
     const first = await store.save({ result, language: "en" });
@@ -130,23 +167,29 @@ describe("result sink (REST results)", () => {
   it("knows which routing channels the configured providers can send on", () => {
     const twilio = { accountSid: "AC1", authToken: "x", smsFrom: undefined, whatsappFrom: "+14155238886" };
     const at = { username: "u", apiKey: "k", senderId: undefined, webhookToken: "t", allowedIps: [] };
-    const none = { twilio: undefined, telegram: undefined, africasTalking: undefined };
-    expect([...deliverableChannels({ ...none, twilio })]).toEqual(["whatsapp"]);
-    expect([...deliverableChannels({ ...none, twilio: { ...twilio, smsFrom: "+15005550006" } })]).toEqual([
-      "whatsapp",
+    expect([...deliverableChannels({ twilio })]).toEqual(["whatsapp"]);
+    expect([...deliverableChannels({ twilio: { ...twilio, smsFrom: "+15005550006" } })]).toEqual([
       "sms",
+      "whatsapp",
     ]);
-    expect([...deliverableChannels({ ...none, africasTalking: at })]).toEqual(["sms"]);
-    expect([...deliverableChannels(none)]).toEqual([]);
+    expect([...deliverableChannels({ africasTalking: at })]).toEqual(["sms"]);
+    expect([...deliverableChannels({})]).toEqual([]);
+    // SMS goes through Africa's Talking when both can send it; the farmer key is the provider's.
+    const both = { ...none, twilio: { ...twilio, smsFrom: "+15005550006" }, africasTalking: at };
+    expect(destinationOf({ channel: "sms", phone: "+254712345678" }, PROVIDERS, both)).toEqual({
+      provider: "africastalking",
+      channel: "sms",
+      to: "+254712345678",
+    });
+    const owner = routingOwner(PROVIDERS);
+    expect(owner({ channel: "telegram", chatId: "42" })).toBe("tg:42");
+    expect(owner({ channel: "whatsapp", phone: "+254712345678" })).toBe("+254712345678");
+    expect(owner({ channel: "telegram" })).toBeUndefined();
   });
 
   it("queues a delivery on a channel some provider serves", async () => {
     const { lines, logger } = capture();
-    const deliverable = deliverableChannels({
-      twilio: undefined,
-      telegram: { botToken: "t", webhookSecret: "s" },
-      africasTalking: undefined,
-    });
+    const deliverable = deliverableChannels({ telegram: { botToken: "t", webhookSecret: "s" } });
     const sink = createResultSink({ record, enqueueDelivery, deliverable, logger });
     const result = resultFixture();
     await sink(result, { language: "en", source: "api", routing: { channel: "telegram", chatId: "42" } });
@@ -156,19 +199,13 @@ describe("result sink (REST results)", () => {
 
   it("warns, and only stores, when no configured provider serves the routing channel", async () => {
     const { lines, logger } = capture();
-    const telegramOnly = deliverableChannels({
-      twilio: undefined,
-      telegram: { botToken: "t", webhookSecret: "s" },
-      africasTalking: undefined,
-    });
+    const telegramOnly = deliverableChannels({ telegram: { botToken: "t", webhookSecret: "s" } });
     const result = resultFixture();
-    await createResultSink({ record, enqueueDelivery, deliverable: telegramOnly, logger })(result, {
+    const ownerOf = routingOwner(PROVIDERS);
+    await createResultSink({ record, enqueueDelivery, deliverable: telegramOnly, logger, ownerOf })(result, {
       language: "en",
       source: "api",
-      routing: {
-        channel: "whatsapp",
-        phone: "+254712345678",
-      },
+      routing: { channel: "whatsapp", phone: "+254712345678" },
     });
     const other = resultFixture();
     // No channel configured at all: no queue to deliver through.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { viewOf } from "../../channels/core/render/view.js";
+import { languageButtons } from "../../channels/core/actions.js";
+import { isAnswer, viewOf } from "../../channels/core/render/view.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
 import { type Harness, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
 
@@ -57,28 +58,34 @@ afterAll(async () => {
 });
 
 describe("Telegram webhook → queue → worker → sendMessage", () => {
-  it("answers a photo with the diagnosis and a language keyboard, without logging the token", async () => {
+  it("shows typing, then answers a photo with the diagnosis, without logging the token", async () => {
     const res = await post(photoUpdate());
     expect(res.statusCode).toBe(200);
     const [send] = await h.standIn.waitForSends("telegram", 1, 60_000);
-    const stored = await h.store.lastFor(`tg:${CHAT}`);
+    const stored = await h.resultOf(`telegram_${updateId}`);
     expect(stored?.language).toBe("fr");
     expect(send!.path).toBe(`/bot${botToken}/sendMessage`);
+    const view = viewOf(stored!, "fr", core.knowledge);
     expect(send!.body).toMatchObject({
       chat_id: String(CHAT),
       parse_mode: "HTML",
-      text: h.renderer.result(viewOf(stored!, "fr", core.knowledge), "fr", "telegram"),
+      text: h.renderer.result(view, "fr", h.capabilities("telegram", "telegram")),
     });
-    const keyboard = (send!.body.reply_markup as { inline_keyboard: { callback_data: string }[][] })
-      .inline_keyboard;
-    expect(keyboard.flat().map((b) => b.callback_data)).toEqual([
-      "lang:en",
-      "lang:fr",
-      "lang:sw",
-      "lang:es",
-      "lang:pt",
-      "lang:it",
-    ]);
+    // "typing" went out while the photo was diagnosed, before the answer.
+    const typing = h.standIn.requests.find((r) => r.path.endsWith("/sendChatAction"));
+    expect(typing?.body).toMatchObject({ chat_id: String(CHAT), action: "typing" });
+    expect(typing!.at).toBeLessThanOrEqual(send!.at);
+    // An answer carries the buttons that show it again in another language; "take another photo" none.
+    const keyboard = send!.body.reply_markup as {
+      inline_keyboard: { text: string; callback_data: string }[][];
+    };
+    if (isAnswer(view))
+      expect(keyboard.inline_keyboard).toEqual(
+        languageButtons({ result: view.code }).map((row) =>
+          row.map(({ text, data }) => ({ text, callback_data: data })),
+        ),
+      );
+    else expect(keyboard).toBeUndefined();
     // The largest size was fetched through getFile; the token-bearing file URL reached no log line.
     expect(h.standIn.requests.some((r) => r.path === `/file/bot${botToken}/photos/leaf-big`)).toBe(true);
     expect(h.logs.join("\n")).not.toContain(botToken);
@@ -156,14 +163,45 @@ describe("Telegram webhook → queue → worker → sendMessage", () => {
     expect(await h.queue.queue.getJobState(`telegram_${update.update_id}`)).toBe("completed");
   });
 
-  it("answers text with help in the remembered language", async () => {
+  it("greets /start in the remembered language and says what to send, with the language buttons", async () => {
     const sends = h.standIn.sends("telegram").length;
     await post({
       update_id: ++updateId,
       message: { message_id: 9, from, chat, date: 1_763_892_000, text: "/start" },
     });
     const reply = (await h.standIn.waitForSends("telegram", sends + 1)).at(-1)!;
-    expect(String(reply.body.text)).toMatch(/^Tuma picha safi/);
+    expect(String(reply.body.text)).toMatch(/^Habari! Mimi ni daktari wa mazao\. Nitumie picha safi/);
+    const keyboard = reply.body.reply_markup as { inline_keyboard: { callback_data: string }[][] };
+    expect(keyboard.inline_keyboard.flat().map((b) => b.callback_data)).toContain("lang:fr:welcome");
+  });
+
+  it("a signed update that is not Telegram's shape gets 200, one log line, and nothing queued", async () => {
+    const counts = await h.queue.queue.getJobCounts();
+    const logged = h.logs.length;
+    // A message without its chat, an update id that is not a number, a body that is not JSON.
+    for (const payload of [
+      JSON.stringify({ update_id: ++updateId, message: { message_id: 1, date: 0, text: "hi" } }),
+      JSON.stringify({ update_id: "soon", message: { message_id: 1, chat, date: 0, text: "hi" } }),
+      "{not json",
+    ]) {
+      const res = await h.app.inject({
+        method: "POST",
+        url: "/channels/telegram",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": webhookSecret },
+        payload,
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ ok: true });
+    }
+    expect(await h.queue.queue.getJobCounts()).toEqual(counts);
+    const warnings = h.logs
+      .slice(logged)
+      .map((line) => JSON.parse(line) as { level: number; msg: string; problem?: string })
+      .filter((line) => line.level >= 40);
+    expect(warnings.map((w) => w.msg)).toEqual(
+      Array(3).fill("telegram webhook body ignored: not the provider's shape"),
+    );
+    expect(warnings[0]!.problem).toMatch(/chat/);
   });
 
   it("refuses a wrong or missing secret token with 403", async () => {

@@ -5,6 +5,7 @@ import { listFailed, retryAllFailed, retryFailed } from "../../channels/core/fai
 import { inboundJobId } from "../../channels/core/queue.js";
 import type { InboundMessage } from "../../channels/core/types.js";
 import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
 import type { DiagnosisResult } from "../../src/diagnosis/types.js";
 import { resultFixture } from "./support/fixtures.js";
 import { type Harness, startHarness } from "./support/harness.js";
@@ -41,7 +42,8 @@ function telegramPhoto(): InboundMessage {
     messageId: String(900_000 + next),
     from: String(5_000 + next),
     to: "bot",
-    media: { telegramFileId: "leaf" },
+    owner: `tg:${5_000 + next}`,
+    media: { ref: "leaf" },
     languageHint: "fr",
     receivedAt: new Date().toISOString(),
   };
@@ -60,7 +62,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 20_000) {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ name: "lifecycle", diagnoser: double });
+  h = await startHarness({ name: "lifecycle", diagnoser: double, knowledge: await createKnowledge() });
   h.standIn.media.set("leaf", Buffer.from("jpeg bytes the double does not read"));
 });
 afterAll(async () => {

@@ -8,6 +8,9 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import channelsPlugin from "../../channels/core/plugin.js";
 import { type ChannelQueue, createChannelQueue, inboundJobId } from "../../channels/core/queue.js";
+import { routingOwner } from "../../channels/core/registry.js";
+import { PROVIDERS } from "../../channels/providers.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { createResultStore, type ResultStore } from "../../src/results/store.js";
 import { leafPhoto } from "./support/core.js";
 import { TEST_CONFIG } from "./support/harness.js";
@@ -96,7 +99,7 @@ beforeAll(async () => {
   standIn = await startProviderStandIn();
   const photo = await leafPhoto(5);
   for (const fileId of ["leaf-killed", "leaf-stopped"]) standIn.media.set(fileId, photo);
-  queue = createChannelQueue({ connection: redis });
+  queue = createChannelQueue({ connection: redis, routingOwner: routingOwner(PROVIDERS) });
   store = createResultStore(redis);
   app = Fastify({ logger: false });
   await app.register(channelsPlugin, {
@@ -106,9 +109,11 @@ beforeAll(async () => {
       africasTalking: undefined,
       publicBaseUrl: undefined,
     },
+    providers: PROVIDERS,
     redis,
     store,
     queue,
+    knowledge: await createKnowledge(),
   });
   await app.ready();
 });
@@ -148,7 +153,9 @@ describe("the worker process", () => {
     );
     expect(downloads("leaf-killed")).toHaveLength(2);
     expect(sendsTo(71_001)).toHaveLength(1);
-    expect((await store.lastFor("tg:71001"))?.language).toBe("sw");
+    const job = await queue.queue.getJob(jobId);
+    const requestId = job?.data.kind === "inbound" ? job.data.requestId : undefined;
+    expect((await store.get(requestId ?? ""))?.language).toBe("sw");
     expect(second.output.join("\n")).toContain(`"jobId":"${jobId}"`);
   }, 240_000);
 

@@ -1,9 +1,9 @@
 import type { Language } from "../../../src/diagnosis/types.js";
 import type { StoredResult } from "../../../src/results/types.js";
-import { CHAT_LIMITS, type ChatFlavour, list, STYLE } from "./chat.js";
+import { fitBlocks, list, STYLE } from "./chat.js";
 import { fitSentences } from "./sms.js";
 import type { Texts } from "./texts.js";
-import { asSentence, type SimpleKnowledge, sentences } from "./view.js";
+import { asSentence, known, sentences, type ViewKnowledge } from "./view.js";
 
 /** An officer's answer, as the farmer is told it: a class with its farmer-level texts, or their own words. */
 export type AnswerView =
@@ -20,21 +20,22 @@ export type AnswerView =
 export function answerViewOf(
   stored: StoredResult,
   language: Language,
-  knowledge: SimpleKnowledge | undefined,
+  knowledge: ViewKnowledge,
 ): AnswerView | undefined {
   const decision = stored.review?.decision;
   if (!decision) return undefined;
   const code = stored.code;
   if (!decision.classId)
     return { kind: "text", code, diagnosis: decision.diagnosis ?? "", advice: decision.advice ?? "" };
-  const described = knowledge?.describe(decision.classId, language);
-  const treated = knowledge?.treatment([decision.classId], language);
+  const classId = decision.classId;
+  const treated = known(() => knowledge.treatment([classId], language, "simple"));
   return {
     kind: "class",
     code,
-    name: described?.name ?? decision.classId,
-    description: described?.description ?? "",
-    actions: treated?.immediateActions ?? [],
+    name: known(() => knowledge.name(classId, language)) ?? classId,
+    // A healthy class describes no disease: the answer names it, with what keeps it healthy.
+    description: known(() => knowledge.describe(classId, language, "simple").description) ?? "",
+    actions: treated?.immediate_actions ?? [],
     prevention: treated?.prevention ?? [],
   };
 }
@@ -43,9 +44,10 @@ export function renderChatAnswer(
   view: AnswerView,
   language: Language,
   t: Texts,
-  flavour: ChatFlavour,
+  style: keyof typeof STYLE,
+  maxChars: number,
 ): string {
-  const { bold, esc } = STYLE[flavour];
+  const { bold, esc } = STYLE[style];
   const blocks =
     view.kind === "text"
       ? [
@@ -59,14 +61,14 @@ export function renderChatAnswer(
           list(bold(esc(t(language, "what_to_do"))), view.actions.map(esc)),
           list(bold(esc(t(language, "prevention"))), view.prevention.map(esc)),
         ];
-  return blocks.filter(Boolean).join("\n\n").slice(0, CHAT_LIMITS[flavour]);
+  return fitBlocks(blocks.filter(Boolean), "", maxChars);
 }
 
 /**
- * On SMS a named class is cut to three segments like any result; an officer's own words go as written
- * (the console bounds their length), in as many segments as they take.
+ * On SMS a named class is cut to its segments like any result; an officer's own words go as written (the
+ * console bounds their length), in as many segments as they take.
  */
-export function renderSmsAnswer(view: AnswerView, language: Language, t: Texts): string {
+export function renderSmsAnswer(view: AnswerView, language: Language, t: Texts, maxSegments: number): string {
   if (view.kind === "text")
     return `${t(language, "officer_text", { code: view.code })}\n${view.diagnosis}\n${view.advice}`;
   const parts = [
@@ -74,5 +76,5 @@ export function renderSmsAnswer(view: AnswerView, language: Language, t: Texts):
     ...sentences(view.description),
     ...view.actions.map(asSentence),
   ];
-  return fitSentences(parts, t(language, "code_more", { code: view.code }));
+  return fitSentences(parts, t(language, "code_more", { code: view.code }), maxSegments);
 }

@@ -1,3 +1,5 @@
+import { SMS_SEGMENT } from "../../limits.js";
+
 // GSM 03.38 default alphabet and its extension table: networks bill a message by these rules,
 // so a reply's cost is only predictable if we count exactly as they do.
 const GSM7_BASIC =
@@ -17,11 +19,6 @@ export interface SegmentCount {
   /** Units still free in the last segment. */
   remaining: number;
 }
-
-export const SEGMENT_LIMITS = {
-  "GSM-7": { single: 160, multi: 153 },
-  "UCS-2": { single: 70, multi: 67 },
-} as const;
 
 export function isGsm7(text: string): boolean {
   for (const ch of text) {
@@ -45,7 +42,7 @@ export function countUnits(text: string, encoding: SmsEncoding): number {
 export function countSegments(text: string): SegmentCount {
   const encoding: SmsEncoding = isGsm7(text) ? "GSM-7" : "UCS-2";
   const units = countUnits(text, encoding);
-  const { single, multi } = SEGMENT_LIMITS[encoding];
+  const { single, multi } = SMS_SEGMENT[encoding];
   if (units <= single) return { encoding, units, segments: units === 0 ? 0 : 1, remaining: single - units };
   const { segments, lastUsed } = packSegments(text, encoding, multi);
   return { encoding, units, segments, remaining: multi - lastUsed };

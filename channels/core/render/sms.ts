@@ -1,15 +1,14 @@
 import type { Language } from "../../../src/diagnosis/types.js";
+import { headline, officerSentences, type StatusView, statusParts } from "./parts.js";
 import { countSegments, plainPunctuation } from "./sms-segments.js";
 import type { Texts } from "./texts.js";
-import { asSentence, type ResultView, sentences } from "./view.js";
-
-export const MAX_SMS_SEGMENTS = 3;
+import { asSentence, isAnswer, type ResultView, sentences } from "./view.js";
 
 /**
  * Keeps the longest run of leading sentences that, with the tail, fits in `maxSegments`: a reply is cut
  * between sentences, never inside one, and the tail (the short code) always survives.
  */
-export function fitSentences(parts: string[], tail: string, maxSegments = MAX_SMS_SEGMENTS): string {
+export function fitSentences(parts: string[], tail: string, maxSegments: number): string {
   const compose = (n: number) => [parts.slice(0, n).join(" "), tail].filter(Boolean).join("\n");
   let kept = 0;
   while (kept < parts.length && countSegments(plainPunctuation(compose(kept + 1))).segments <= maxSegments)
@@ -31,30 +30,41 @@ function cutToFit(sentence: string, tail: string, maxSegments: number): string {
 }
 
 /**
- * The answer to a photo and to its code: what it is, how sure and how urgent, what it means, what to do
+ * The answer to a photo and to its code: what it is, how likely and how urgent, what it means, what to do
  * first; the tail says how to get the treatment. After the name and urgency comes the knowledge base's SMS
  * core (description, first actions: src/diagnosis/knowledge/sms-core.ts), which its authors keep within
- * three segments, so a cut falls after it.
+ * three segments, so a cut falls after it. Any other answer ends with its result code.
  */
-export function renderSmsSummary(view: ResultView, language: Language, t: Texts): string {
-  if (view.kind !== "diagnosis") return fitSentences(sentences(statusText(view, language, t)), "");
+export function renderSmsSummary(
+  view: ResultView,
+  language: Language,
+  t: Texts,
+  maxSegments: number,
+): string {
+  if (view.kind !== "diagnosis") return renderSmsStatus(view, language, t, maxSegments);
   const parts = [
-    t(language, "sms_diagnosis", { name: view.name, confidence: view.confidence }),
+    headline(view.name, view.band, language, t),
     ...sentences(view.description),
     ...view.actions.map(asSentence),
+    ...officerSentences(view, language, t),
   ];
-  return fitSentences(parts, t(language, "code_more", { code: view.code }));
+  return fitSentences(parts, t(language, "code_more", { code: view.code }), maxSegments);
 }
 
 /** The answer to "code 2": the treatment, for a farmer who already has the summary. */
-export function renderSmsTreatment(view: ResultView, language: Language, t: Texts): string {
-  if (view.kind !== "diagnosis") return fitSentences(sentences(statusText(view, language, t)), "");
+export function renderSmsTreatment(
+  view: ResultView,
+  language: Language,
+  t: Texts,
+  maxSegments: number,
+): string {
+  if (view.kind !== "diagnosis") return renderSmsStatus(view, language, t, maxSegments);
   const parts = [
     `${view.name}.`,
     ...headed(t(language, "what_to_do"), view.actions),
     ...headed(t(language, "prevention"), view.prevention),
   ];
-  return fitSentences(parts, t(language, "code_line", { code: view.code }));
+  return fitSentences(parts, t(language, "code_line", { code: view.code }), maxSegments);
 }
 
 // The heading rides with the first item, so a cut never leaves a heading with nothing under it.
@@ -62,25 +72,13 @@ function headed(heading: string, items: string[]): string[] {
   return items.map((item, i) => (i === 0 ? `${heading}: ${asSentence(item)}` : asSentence(item)));
 }
 
-/** Plain sentences for every result that is not a diagnosis (shared with the chat renderer). */
-export function statusText(
-  view: Exclude<ResultView, { kind: "diagnosis" }>,
-  language: Language,
-  t: Texts,
-): string {
-  switch (view.kind) {
-    case "quality":
-      return t(language, `quality.${view.issue}`);
-    case "not_plant":
-      return t(language, "not_plant");
-    case "healthy":
-      return t(language, "healthy");
-    case "uncertain":
-      return t(language, "uncertain");
-  }
+function renderSmsStatus(view: StatusView, language: Language, t: Texts, maxSegments: number): string {
+  const parts = statusParts(view, language, t);
+  const tail = isAnswer(view) ? t(language, "code_line", { code: view.code }) : "";
+  return fitSentences([...(parts.headline ? [parts.headline] : []), ...parts.sentences], tail, maxSegments);
 }
 
 /** Any fixed text (help, please resend) sized for SMS. */
-export function renderSmsText(text: string): string {
-  return fitSentences(sentences(text), "");
+export function renderSmsText(text: string, maxSegments: number): string {
+  return fitSentences(sentences(text), "", maxSegments);
 }

@@ -4,7 +4,8 @@ import i18next from "i18next";
 import { ROOT_DIR } from "../../../src/config.js";
 import { LANGUAGES, type Language } from "../../../src/diagnosis/types.js";
 
-/** Channel wording (help, menus, prompts) in the six languages, from locales/<lang>/channels.json. */
+/** Channel wording (help, menus, prompts) in the six languages, from locales/<lang>/channels.json. A key
+ * missing in a language throws: a farmer never gets another language's words in its place. */
 export type Texts = (language: Language, key: string, vars?: Record<string, string | number>) => string;
 
 export function createTexts(localesDir = path.join(ROOT_DIR, "locales")): Texts {
@@ -20,14 +21,14 @@ export function createTexts(localesDir = path.join(ROOT_DIR, "locales")): Texts 
     resources,
     ns: ["channels"],
     defaultNS: "channels",
-    fallbackLng: "en",
+    // A text missing in one language is an error, never another language's words (see below).
+    fallbackLng: false,
     initAsync: false,
     interpolation: { escapeValue: false },
     returnNull: false,
   });
-  const fixed = new Map(LANGUAGES.map((lang) => [lang, i18n.getFixedT(lang, "channels")]));
   return (language, key, vars) => {
-    const t = fixed.get(language) ?? fixed.get("en")!;
-    return String(t(key, vars ?? {}));
+    if (!i18n.exists(key, { lng: language })) throw new Error(`no channel text "${key}" in ${language}`);
+    return String(i18n.t(key, { lng: language, ...vars }));
   };
 }

@@ -1,19 +1,17 @@
 import path from "node:path";
 import sharp from "sharp";
-import { simpleKnowledge } from "../../../channels/core/render/knowledge.js";
-import type { SimpleKnowledge } from "../../../channels/core/render/view.js";
 import { ROOT_DIR } from "../../../src/config.js";
 import { createDiagnoser } from "../../../src/diagnosis/diagnose.js";
 import type { Diagnoser } from "../../../src/diagnosis/diagnoser.js";
-import { createKnowledge } from "../../../src/diagnosis/kb.js";
+import { createKnowledge, type Knowledge } from "../../../src/diagnosis/kb.js";
 
 /** The real diagnosis core and knowledge base, as the worker runs them (one inference thread: a shared CI box). */
-export async function loadCore(): Promise<{ diagnoser: Diagnoser; knowledge: SimpleKnowledge }> {
-  const [diagnoser, kb] = await Promise.all([
+export async function loadCore(): Promise<{ diagnoser: Diagnoser; knowledge: Knowledge }> {
+  const [diagnoser, knowledge] = await Promise.all([
     createDiagnoser({ modelPath: path.join(ROOT_DIR, "models/disease-classifier.onnx"), threads: 1 }),
     createKnowledge(),
   ]);
-  return { diagnoser, knowledge: simpleKnowledge(kb) };
+  return { diagnoser, knowledge };
 }
 
 /** Counts calls to the real core: how a test sees that a replayed webhook was diagnosed once. */

@@ -4,27 +4,22 @@ import type { Worker } from "bullmq";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
-import { createAfricasTalkingAdapter } from "../../../channels/africastalking/send.js";
-import type { Adapters } from "../../../channels/core/handlers.js";
 import { createLanguageMemory, type LanguageMemory } from "../../../channels/core/language.js";
 import channelsPlugin from "../../../channels/core/plugin.js";
 import { type ChannelQueue, createChannelQueue } from "../../../channels/core/queue.js";
+import { createAdapters, destinationOf, farmerKeys, routingOwner } from "../../../channels/core/registry.js";
 import { createRenderer, type Renderer } from "../../../channels/core/render/index.js";
 import { createTexts } from "../../../channels/core/render/texts.js";
-import type { SimpleKnowledge } from "../../../channels/core/render/view.js";
+import type { Adapter, Capabilities } from "../../../channels/core/types.js";
 import { createChannelWorker, type WorkerDeps } from "../../../channels/core/worker.js";
-import { createTelegramAdapter } from "../../../channels/telegram/send.js";
-import { createTwilioAdapter } from "../../../channels/twilio/send.js";
+import { PROVIDERS } from "../../../channels/providers.js";
 import type { Config } from "../../../src/config.js";
 import type { Diagnoser } from "../../../src/diagnosis/diagnoser.js";
+import type { Knowledge } from "../../../src/diagnosis/kb.js";
 import { createRecords, type Records } from "../../../src/results/records.js";
 import type { ResultStore } from "../../../src/results/store.js";
-import {
-  type ProviderStandIn,
-  routeAfricasTalkingTo,
-  startProviderStandIn,
-  twilioHttpClientFor,
-} from "./providers.js";
+import type { StoredResult } from "../../../src/results/types.js";
+import { type ProviderStandIn, startProviderStandIn } from "./providers.js";
 
 export const PUBLIC_BASE_URL = "https://crops.example.org/api";
 export const TEST_CONFIG = {
@@ -54,9 +49,13 @@ export interface Harness {
   queue: ChannelQueue;
   renderer: Renderer;
   standIn: ProviderStandIn;
-  adapters: Adapters;
+  adapters: Map<string, Adapter>;
   /** Every log line the worker and the webhooks wrote, to check no secret leaks. */
   logs: string[];
+  /** The result an inbound photo job stored (its job data records it). */
+  resultOf(jobId: string): Promise<StoredResult | undefined>;
+  /** What a provider's channel can show, as the worker renders for it. */
+  capabilities(provider: string, channel: string): Capabilities;
   startWorker(overrides?: Partial<WorkerDeps>): Worker;
   close(): Promise<void>;
 }
@@ -64,7 +63,7 @@ export interface Harness {
 export interface HarnessOptions {
   name: string;
   diagnoser: Diagnoser;
-  knowledge?: SimpleKnowledge;
+  knowledge: Knowledge;
   allowedIps?: string[];
   /** The server the webhooks join (the REST app, as src/server.ts does); a bare Fastify otherwise. */
   baseApp?: (parts: {
@@ -89,36 +88,40 @@ export async function startHarness({
   const logs: string[] = [];
   const logger = pino({ level: "debug" }, { write: (line: string) => void logs.push(line) });
   const standIn = await startProviderStandIn();
-  const stopInterceptingAt = routeAfricasTalkingTo(standIn);
 
   const config = { ...TEST_CONFIG, africasTalking: { ...TEST_CONFIG.africasTalking, allowedIps } };
   const records = createRecords(redis, { prefix: keyPrefix });
   const store = records.store;
   const languages = createLanguageMemory(redis, keyPrefix);
-  const queue = createChannelQueue({ connection: redis, prefix: queuePrefix });
+  const queue = createChannelQueue({
+    connection: redis,
+    prefix: queuePrefix,
+    routingOwner: routingOwner(PROVIDERS),
+  });
+  // Webhooks give Redis 800 ms (WEBHOOK_REDIS_BUDGET_MS) before they answer "busy": the queue is ready first.
+  await queue.queue.waitUntilReady();
   const texts = createTexts();
   const renderer = createRenderer(texts);
-  const adapters: Adapters = {
-    twilio: createTwilioAdapter({
-      config: config.twilio,
-      httpClient: twilioHttpClientFor(standIn),
-      isMediaHostAllowed: (url) => url.origin === standIn.baseUrl,
-    }),
-    telegram: createTelegramAdapter({ config: config.telegram, apiRoot: standIn.baseUrl }),
-    africastalking: createAfricasTalkingAdapter({ config: config.africasTalking }),
-  };
+  // Every provider's API root points at the stand-in, as TWILIO_API_ROOT, TELEGRAM_API_ROOT and AT_API_ROOT
+  // do for a worker process.
+  const adapters = createAdapters(
+    PROVIDERS,
+    config,
+    Object.fromEntries(PROVIDERS.map((p) => [p.id, standIn.baseUrl])),
+  );
 
   const app = baseApp
     ? await baseApp({ redis, records, queue, keyPrefix })
     : Fastify({ logger: { level: "debug", stream: { write: (line: string) => void logs.push(line) } } });
   await app.register(channelsPlugin, {
     config,
+    providers: PROVIDERS,
     redis,
     store,
     queue,
     keyPrefix,
     texts,
-    ...(knowledge ? { knowledge } : {}),
+    knowledge,
   });
   await app.ready();
 
@@ -134,10 +137,16 @@ export async function startHarness({
     standIn,
     adapters,
     logs,
+    capabilities: (provider, channel) => adapters.get(provider)!.capabilities(channel),
+    async resultOf(jobId) {
+      const data = (await queue.queue.getJob(jobId))?.data;
+      return data?.kind === "inbound" && data.requestId ? store.get(data.requestId) : undefined;
+    },
     startWorker(overrides = {}) {
       const worker = createChannelWorker({
         connection: redis,
         queue: queue.queue,
+        turns: queue.turns,
         prefix: queuePrefix,
         concurrency: 2,
         diagnoser,
@@ -145,8 +154,10 @@ export async function startHarness({
         languages,
         renderer,
         adapters,
+        knowledge,
+        destination: (routing) => destinationOf(routing, PROVIDERS, config),
+        farmerKey: farmerKeys(PROVIDERS),
         logger,
-        ...(knowledge ? { knowledge } : {}),
         ...overrides,
       });
       workers.push(worker);
@@ -157,10 +168,9 @@ export async function startHarness({
       await app.close();
       await queue.queue.obliterate({ force: true });
       await queue.close();
-      const keys = await redis.keys(`${keyPrefix}*`);
+      const keys = [...(await redis.keys(`${keyPrefix}*`)), ...(await redis.keys(`${queuePrefix}:*`))];
       if (keys.length) await redis.del(...keys);
       await redis.quit();
-      stopInterceptingAt();
       await standIn.close();
     },
   };

@@ -1,9 +1,8 @@
 // Loopback stand-ins for the providers' HTTP APIs (Twilio REST, Telegram Bot API, Africa's Talking SMS),
-// plus the media they host. Each SDK is pointed here through its own extension point.
+// plus the media they host. Each adapter is pointed here by its API root (TWILIO_API_ROOT, TELEGRAM_API_ROOT,
+// AT_API_ROOT), as a staging deployment would be.
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import twilio from "twilio";
 
 export interface Recorded {
   method: string;
@@ -187,7 +186,8 @@ export async function startProviderStandIn(): Promise<ProviderStandIn> {
         },
       });
     }
-    if (method === "answerCallbackQuery") return json(200, { ok: true, result: true });
+    if (method === "answerCallbackQuery" || method === "sendChatAction")
+      return json(200, { ok: true, result: true });
     json(404, { message: `no stand-in for ${req.method} ${url.pathname}` });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -234,32 +234,4 @@ export async function startProviderStandIn(): Promise<ProviderStandIn> {
         server.close(() => resolve());
       }),
   };
-}
-
-/** Twilio's own extension point: a RequestClient that sends the SDK's requests to the stand-in. */
-export function twilioHttpClientFor(standIn: { baseUrl: string }) {
-  const httpClient = new twilio.RequestClient();
-  const send = httpClient.request.bind(httpClient);
-  httpClient.request = (opts) =>
-    send({ ...opts, uri: opts.uri.replace(/^https:\/\/api\.twilio\.com/, standIn.baseUrl) });
-  return httpClient;
-}
-
-/**
- * The Africa's Talking SDK has no base-URL option; it calls the shared axios with absolute URLs, so the
- * stand-in intercepts there. Returns the function that removes the interceptor.
- */
-export function routeAfricasTalkingTo(standIn: { baseUrl: string }): () => void {
-  // The SDK is CommonJS: its axios is the CommonJS build, a different instance from an ESM import of it.
-  const axios = createRequire(createRequire(import.meta.url).resolve("africastalking"))(
-    "axios",
-  ) as typeof import("axios").default;
-  const id = axios.interceptors.request.use((config) => {
-    config.url = config.url?.replace(
-      /^https:\/\/(api|content)\.(sandbox\.)?africastalking\.com/,
-      standIn.baseUrl,
-    );
-    return config;
-  });
-  return () => axios.interceptors.request.eject(id);
 }

@@ -1,0 +1,62 @@
+// Every limit and constant of the farmer channels, in one place: the renderers, the providers' capability
+// declarations, the worker and docs/channels.md (scripts/channel-docs.ts) all read them from here.
+
+/** SMS segment sizes as networks bill them (3GPP TS 23.038): GSM-7 septets or UCS-2 code units. */
+export const SMS_SEGMENT = {
+  "GSM-7": { single: 160, multi: 153 },
+  "UCS-2": { single: 70, multi: 67 },
+} as const;
+
+/** An SMS reply is at most this many segments: a farmer pays for each one, and long texts are not read. */
+export const SMS_MAX_SEGMENTS = 3;
+
+/**
+ * One USSD screen carries a USSD string of at most 160 octets (3GPP TS 24.080): 182 GSM-7 septets packed
+ * (TS 23.038 §6.1.2.3), or 80 characters in UCS-2, which networks switch to as soon as one character of the
+ * screen is outside GSM-7 (ê, ô, ç, ï...). The budget is chosen for the whole screen as it will travel.
+ */
+export const USSD_SCREEN = { "GSM-7": 182, "UCS-2": 80 } as const;
+
+/** The longest message body each chat takes: Telegram's sendMessage, Twilio's WhatsApp body. */
+export const CHAT_MESSAGE_CHARS = { telegram: 4096, whatsapp: 1600 } as const;
+
+/**
+ * Confidence in words (the texts `confidence.*`): a calibrated probability of at least `veryLikely` reads
+ * "very likely", at least `likely` "likely", anything below "possibly". No reply states a percentage.
+ */
+export const CONFIDENCE_BANDS = { veryLikely: 0.9, likely: 0.7 } as const;
+
+/** A photo not answered this long after it arrived gets "photo received" first (channels without typing). */
+export const RECEIVED_NOTICE_AFTER_MS = 5_000;
+
+/** Telegram shows a chat action for 5 s or until the next message: renewed before it lapses. */
+export const TYPING_REFRESH_MS = 4_000;
+
+/**
+ * Waits between the attempts of a job that failed (a provider unreachable, a photo download refused for our
+ * credentials): seven attempts over about four minutes, long enough for a provider's brief outage, short
+ * enough that the farmer's later messages, which wait for this one, are not held long.
+ */
+export const RETRY_DELAYS_MS = [2_000, 5_000, 15_000, 30_000, 60_000, 120_000] as const;
+export const JOB_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+
+/** A job whose turn has not come (an earlier message of the farmer still open) looks again this often. */
+export const TURN_RECHECK_MS = 1_000;
+
+/** The largest photo fetched from a provider: the core refuses larger images anyway. */
+export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
+
+/** A photo download or provider API call that takes longer is abandoned (and the job retried). */
+export const PROVIDER_TIMEOUT_MS = 15_000;
+
+/** When a provider names no wait, or one we cannot read: long enough for a per-second limit to reset. */
+export const DEFAULT_RETRY_AFTER_MS = 1_000;
+
+/**
+ * One queue carries every provider's jobs, so a pause asked by one holds the others' farmers too. A wait
+ * capped here that proves too short only earns another 429 and another pause.
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Completed jobs are kept this long, so a webhook the provider retries within it is still recognised. */
+export const COMPLETED_JOB_TTL_S = 24 * 3600;
