@@ -7,23 +7,11 @@ import { inboundJobId } from "../../channels/core/queue.js";
 import { createTexts } from "../../channels/core/render/texts.js";
 import type { InboundMessage } from "../../channels/core/types.js";
 import { RETRY_DELAYS_MS } from "../../channels/limits.js";
-import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
-import type { DiagnosisResult } from "../../src/diagnosis/types.js";
 import { errorChain } from "../../src/logger.js";
 import { freePort } from "../support/redis-server.js";
-import { resultFixture } from "./support/fixtures.js";
+import { FixedDiagnoserDouble } from "./support/doubles.js";
 import { type Harness, startHarness } from "./support/harness.js";
-
-class FixedDiagnoserDouble implements Diagnoser {
-  calls = 0;
-  async diagnose(_image: Buffer, _context: unknown, requestId: string): Promise<DiagnosisResult> {
-    this.calls += 1;
-    return resultFixture({ request_id: requestId });
-  }
-  modelReady = () => true;
-  close = async () => {};
-}
 
 let h: Harness;
 const double = new FixedDiagnoserDouble();

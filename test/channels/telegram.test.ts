@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { languageButtons } from "../../channels/core/actions.js";
 import { isAnswer, viewOf } from "../../channels/core/render/view.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
+import { resultFixture } from "./support/fixtures.js";
 import { type Harness, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
 
 const { botToken, webhookSecret } = TEST_CONFIG.telegram;
@@ -111,6 +112,30 @@ describe("Telegram webhook → queue → worker → sendMessage", () => {
         (r) => r.path.endsWith("/answerCallbackQuery") && r.body.callback_query_id === "4382bfdwdsb323b2d9",
       ),
     ).toBe(true);
+    expect(await h.languages.resolve(`tg:${CHAT}`, { tag: "fr" })).toBe("sw");
+  });
+
+  it("a language button under an answer sends that answer again in the chosen language", async () => {
+    const sends = h.standIn.sends("telegram").length;
+    const stored = await h.store.save({ result: resultFixture(), language: "fr", owner: `tg:${CHAT}` });
+    await post({
+      update_id: ++updateId,
+      callback_query: {
+        id: "4382bfdwdsb323b2e0",
+        from,
+        message: { message_id: 2, chat, date: 1_763_892_000, text: "..." },
+        chat_instance: "-1",
+        data: `lang:sw:${stored.code}`,
+      },
+    });
+    const reply = (await h.standIn.waitForSends("telegram", sends + 1)).at(-1)!;
+    const view = viewOf(stored, "sw", core.knowledge);
+    expect(reply.body.text).toBe(h.renderer.result(view, "sw", h.capabilities("telegram", "telegram")));
+    expect(String(reply.body.text)).toContain(
+      `${core.knowledge.name("tomato__late_blight", "sw")} (inaelekea).`,
+    );
+    const keyboard = reply.body.reply_markup as { inline_keyboard: { callback_data: string }[][] };
+    expect(keyboard.inline_keyboard.flat().map((b) => b.callback_data)).toContain(`lang:pt:${stored.code}`);
     expect(await h.languages.resolve(`tg:${CHAT}`, { tag: "fr" })).toBe("sw");
   });
 

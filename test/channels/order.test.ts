@@ -1,0 +1,253 @@
+// The order of a farmer's replies, and what they hear while a photo takes long or a provider fails. The
+// core is beside the point: a test double answers every photo at once; the webhooks, the queue, the worker
+// and the providers' stand-ins are real.
+import twilio from "twilio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inboundJobId } from "../../channels/core/queue.js";
+import { createTexts } from "../../channels/core/render/texts.js";
+import { RECEIVED_NOTICE_AFTER_MS } from "../../channels/limits.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
+import { FixedDiagnoserDouble } from "./support/doubles.js";
+import { resultFixture } from "./support/fixtures.js";
+import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG } from "./support/harness.js";
+import type { Recorded } from "./support/providers.js";
+import { until } from "./support/wait.js";
+
+const texts = createTexts();
+const double = new FixedDiagnoserDouble();
+let h: Harness;
+let updateId = 60_000;
+let sid = 0;
+
+function telegram(chat: number, message: object) {
+  return h.app.inject({
+    method: "POST",
+    url: "/channels/telegram",
+    headers: {
+      "content-type": "application/json",
+      "x-telegram-bot-api-secret-token": TEST_CONFIG.telegram.webhookSecret,
+    },
+    payload: JSON.stringify({
+      update_id: ++updateId,
+      message: {
+        message_id: updateId,
+        from: { id: chat, is_bot: false, first_name: "Amina", language_code: "fr" },
+        chat: { id: chat, type: "private" },
+        date: 1_763_892_000,
+        ...message,
+      },
+    }),
+  });
+}
+const photo = (fileId: string) => ({
+  photo: [{ file_id: fileId, file_unique_id: fileId, file_size: 40_000, width: 640, height: 480 }],
+});
+
+function whatsapp(from: string, fields: Record<string, string>) {
+  const form: Record<string, string> = {
+    MessageSid: `MM${String(++sid).padStart(32, "3")}`,
+    AccountSid: TEST_CONFIG.twilio.accountSid,
+    From: `whatsapp:${from}`,
+    To: `whatsapp:${TEST_CONFIG.twilio.whatsappFrom}`,
+    Body: "",
+    NumMedia: "0",
+    ...fields,
+  };
+  const signature = twilio.getExpectedTwilioSignature(
+    TEST_CONFIG.twilio.authToken,
+    `${PUBLIC_BASE_URL}/channels/twilio`,
+    form,
+  );
+  return h.app.inject({
+    method: "POST",
+    url: "/channels/twilio",
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
+    payload: new URLSearchParams(form).toString(),
+  });
+}
+
+const toChat = (chat: number) => (r: Recorded) => r.body.chat_id === String(chat);
+const toPhone = (phone: string) => (r: Recorded) => r.body.To === `whatsapp:${phone}`;
+
+beforeAll(async () => {
+  h = await startHarness({ name: "order", diagnoser: double, knowledge: await createKnowledge() });
+  h.startWorker({ concurrency: 4 });
+  for (const name of ["held", "slow", "flaky", "gone-for-good"])
+    h.standIn.media.set(name, Buffer.from("jpeg"));
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("one farmer's messages are answered in the order they came", () => {
+  it("also when the answer to the first one fails and is retried; other farmers do not wait", async () => {
+    const amina = 880_001;
+    const release = h.standIn.holdMedia("held");
+    expect((await telegram(amina, photo("held"))).statusCode).toBe(200);
+    await until(
+      () => h.standIn.requests.some((r) => r.path.endsWith("/photos/held")),
+      "the photo's download",
+    );
+    expect((await telegram(amina, { text: "aide" })).statusCode).toBe(200);
+    const help = inboundJobId({ provider: "telegram", messageId: String(updateId) });
+    await until(
+      async () => (await h.queue.queue.getJobState(help)) === "delayed",
+      "the help waiting its turn",
+    );
+
+    // Another farmer is answered meanwhile.
+    expect((await telegram(880_002, { text: "aide" })).statusCode).toBe(200);
+    await until(() => h.standIn.sends("telegram").some(toChat(880_002)), "the other farmer's answer");
+    expect(h.standIn.sends("telegram").filter(toChat(amina))).toHaveLength(0);
+
+    // The photo's answer is refused once (Telegram down for a moment), then retried.
+    h.standIn.failNext("telegram", 1, 502);
+    release();
+    await until(
+      () => h.standIn.sends("telegram").filter(toChat(amina)).length === 3,
+      "all of Amina's replies",
+      30_000,
+    );
+    const [refused, answer, reply] = h.standIn.sends("telegram").filter(toChat(amina));
+    expect(refused!.failedWith).toBe(502);
+    expect(String(answer!.body.text)).toContain(createTexts()("fr", "code_line", { code: "" }).trim());
+    expect(String(reply!.body.text)).toBe(texts("fr", "help"));
+    expect(answer!.at).toBeLessThan(reply!.at);
+    expect(h.logs.join("\n")).toContain("job attempt failed, will retry");
+  }, 40_000);
+});
+
+describe("a farmer is never left in silence", () => {
+  it("WhatsApp: 'photo received' once the answer takes longer than a few seconds, then the answer", async () => {
+    const farmer = "+2250700000101";
+    const release = h.standIn.holdMedia("slow");
+    const posted = Date.now();
+    expect(
+      (
+        await whatsapp(farmer, {
+          NumMedia: "1",
+          MediaContentType0: "image/jpeg",
+          MediaUrl0: `${h.standIn.baseUrl}/media/slow`,
+        })
+      ).statusCode,
+    ).toBe(200);
+    await until(
+      () => h.standIn.sends("twilio").some(toPhone(farmer)),
+      "the notice",
+      RECEIVED_NOTICE_AFTER_MS + 5_000,
+    );
+    const [notice] = h.standIn.sends("twilio").filter(toPhone(farmer));
+    expect(notice!.body.Body).toBe(texts("fr", "received"));
+    expect(notice!.at - posted).toBeGreaterThanOrEqual(RECEIVED_NOTICE_AFTER_MS - 50);
+    expect(notice!.at - posted).toBeLessThan(RECEIVED_NOTICE_AFTER_MS + 2_000);
+    release();
+    await until(() => h.standIn.sends("twilio").filter(toPhone(farmer)).length === 2, "the answer");
+    expect(String(h.standIn.sends("twilio").filter(toPhone(farmer))[1]!.body.Body)).toContain(
+      texts("fr", "code_line", { code: "" }).trim(),
+    );
+  }, 30_000);
+
+  it("a photo that cannot be fetched: told at the first failure, asked to resend at the last, logged", async () => {
+    const farmer = "+2250700000102";
+    h.standIn.failMedia("gone-for-good", 10, 503);
+    const message = {
+      provider: "twilio",
+      channel: "whatsapp",
+      messageId: `MM${"9".repeat(32)}`,
+      from: farmer,
+      to: TEST_CONFIG.twilio.whatsappFrom,
+      owner: farmer,
+      phone: farmer,
+      media: { ref: `${h.standIn.baseUrl}/media/gone-for-good`, contentType: "image/jpeg" },
+      receivedAt: new Date().toISOString(),
+    };
+    // Two quick attempts instead of the production schedule (limits.ts RETRY_DELAYS_MS, about four minutes).
+    await h.queue.queue.add(
+      "inbound",
+      { kind: "inbound", message },
+      { jobId: inboundJobId(message), attempts: 2, backoff: { type: "fixed", delay: 200 } },
+    );
+    await until(
+      async () => (await h.queue.queue.getJobState(inboundJobId(message))) === "failed",
+      "the job failing",
+    );
+    await until(() => h.standIn.sends("twilio").filter(toPhone(farmer)).length === 2, "both messages");
+    expect(
+      h.standIn
+        .sends("twilio")
+        .filter(toPhone(farmer))
+        .map((r) => r.body.Body),
+    ).toEqual([texts("fr", "delayed"), texts("fr", "gave_up")]);
+    const failed = h.logs.map((line) => JSON.parse(line) as { msg: string; level: number; jobId?: string });
+    expect(failed.filter((l) => l.jobId === inboundJobId(message)).map((l) => [l.level, l.msg])).toEqual([
+      [40, "job attempt failed, will retry"],
+      [50, "job failed for good, kept for npm run jobs"],
+    ]);
+  }, 30_000);
+});
+
+describe("captions", () => {
+  it("a caption reaches the diagnosis as its description; a language's name in it sets the language", async () => {
+    const chat = 880_010;
+    h.standIn.media.set("captioned", Buffer.from("jpeg"));
+    await telegram(chat, { ...photo("captioned"), caption: "leaves have brown rings, started after rain" });
+    await until(() => h.standIn.sends("telegram").some(toChat(chat)), "the first answer");
+    expect(double.contexts.at(-1)).toMatchObject({
+      language: "fr",
+      description: "leaves have brown rings, started after rain",
+    });
+
+    await telegram(chat, { ...photo("captioned"), caption: "Kiswahili" });
+    await until(() => h.standIn.sends("telegram").filter(toChat(chat)).length === 2, "the second answer");
+    expect(double.contexts.at(-1)?.language).toBe("sw");
+    expect(double.contexts.at(-1)?.description).toBeUndefined();
+    expect(String(h.standIn.sends("telegram").filter(toChat(chat))[1]!.body.text)).toContain(
+      "Namba ya matokeo",
+    );
+    expect(await h.languages.resolve(`tg:${chat}`, { tag: "fr" })).toBe("sw");
+
+    const farmer = "+2250700000103";
+    h.standIn.media.set("wa-captioned", Buffer.from("jpeg"));
+    await whatsapp(farmer, {
+      Body: "Español: manchas marrones en las hojas",
+      NumMedia: "1",
+      MediaContentType0: "image/jpeg",
+      MediaUrl0: `${h.standIn.baseUrl}/media/wa-captioned`,
+    });
+    await until(() => h.standIn.sends("twilio").some(toPhone(farmer)), "the WhatsApp answer");
+    expect(double.contexts.at(-1)).toMatchObject({
+      language: "es",
+      description: "manchas marrones en las hojas",
+    });
+  }, 30_000);
+});
+
+describe("an extension officer's answer", () => {
+  it("goes to the conversation the photo came from, in the farmer's language, after their other replies", async () => {
+    const chat = 880_020;
+    const owner = `tg:${chat}`;
+    const unsure = resultFixture({ outcome: "unsure", crop_health: "unknown", diagnoses: [] });
+    const stored = await h.records.record(unsure, {
+      language: "fr",
+      owner,
+      source: "telegram",
+      replyTo: { provider: "telegram", channel: "telegram", to: String(chat) },
+    });
+    const at = new Date().toISOString();
+    const id = stored.result.request_id;
+    await h.records.store.setState(id, "review", { reasons: ["unsure"], queuedAt: at });
+    await h.records.store.setState(id, "decision", {
+      kind: "corrected",
+      classId: "maize__common_rust",
+      officer: "wanjiru",
+      at,
+    });
+    await h.languages.set(owner, "sw");
+    await h.queue.enqueueAnswer(id, owner);
+    await until(() => h.standIn.sends("telegram").some(toChat(chat)), "the officer's answer");
+    const [answer] = h.standIn.sends("telegram").filter(toChat(chat));
+    expect(String(answer!.body.text)).toContain(
+      texts("sw", "officer_class", { code: stored.code, name: "Kutu ya kawaida ya mahindi" }),
+    );
+  });
+});
