@@ -28,6 +28,8 @@ export function readWorkerSettings(
     problems.push(`${name} must be whole milliseconds from 1000 to 600000 (got "${raw}")`);
     return fallback;
   };
+  const lockDurationMs = millis("CHANNEL_JOB_LOCK_MS", 30_000);
+  const stalledIntervalMs = millis("CHANNEL_STALLED_CHECK_MS", 30_000);
   const apiRoots: Record<string, string> = {};
   for (const { id, apiRoot } of providers) {
     const raw = env[apiRoot.variable]?.trim();
@@ -35,11 +37,6 @@ export function readWorkerSettings(
     if (/^https?:\/\/[^/]/.test(raw)) apiRoots[id] = raw.replace(/\/+$/, "");
     else problems.push(`${apiRoot.variable} must be an http:// or https:// URL`);
   }
-  const settings: WorkerSettings = {
-    lockDurationMs: millis("CHANNEL_JOB_LOCK_MS", 30_000),
-    stalledIntervalMs: millis("CHANNEL_STALLED_CHECK_MS", 30_000),
-    apiRoots,
-  };
   if (problems.length) throw new Error(`Invalid worker settings:\n  - ${problems.join("\n  - ")}`);
-  return settings;
+  return { lockDurationMs, stalledIntervalMs, apiRoots };
 }
