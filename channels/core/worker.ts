@@ -133,26 +133,20 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
   );
   worker.on("completed", (job) => void wakeNext(job).catch(() => {}));
   worker.on("failed", (job, error) => {
-    void (async () => {
-      if (job && (await job.isFailed())) {
-        // Kept in the failed set: `npm run jobs` lists it and puts it back.
-        logger.error(
-          { jobId: job.id, attempts: job.attemptsMade, err: errorChain(error) },
-          "job failed for good, kept for npm run jobs",
-        );
-        await wakeNext(job);
-      } else {
-        logger.warn(
-          {
-            jobId: job?.id,
-            attempt: job?.attemptsMade,
-            retryInMs: retryDelay(job?.attemptsMade ?? 1),
-            err: errorChain(error),
-          },
-          "job attempt failed, will retry",
-        );
-      }
-    })().catch(() => {});
+    // BullMQ sets finishedOn when the job failed for good, and the wait before the next try otherwise.
+    if (job && typeof job.finishedOn === "number") {
+      // Kept in the failed set: `npm run jobs` lists it and puts it back.
+      logger.error(
+        { jobId: job.id, attempts: job.attemptsMade, err: errorChain(error) },
+        "job failed for good, kept for npm run jobs",
+      );
+      void wakeNext(job).catch(() => {});
+    } else {
+      logger.warn(
+        { jobId: job?.id, attempt: job?.attemptsMade, retryInMs: job?.delay, err: errorChain(error) },
+        "job attempt failed, will retry",
+      );
+    }
   });
   // With Redis down BullMQ reports every reconnect attempt here.
   worker.on("error", repeatingErrorLog(logger, "worker error"));
