@@ -1,8 +1,8 @@
 // The worker as it runs in production: `npm run worker` in its own process, with the real model, killed or
 // stopped mid-job. The webhook side is the real Telegram webhook in this process; both share Redis.
 //
-// The worker process uses the service's default key prefixes, so this file keeps to a Redis database of its
-// own (and removes only those prefixes' keys from it).
+// The worker process gets a REDIS_PREFIX of this run's own: workers of another checkout's test run on the
+// same Redis never take this run's jobs, nor this run's workers theirs.
 import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import channelsPlugin from "../../channels/core/plugin.js";
 import { type ChannelQueue, createChannelQueue, inboundJobId } from "../../channels/core/queue.js";
 import { routingOwner } from "../../channels/core/registry.js";
 import { PROVIDERS } from "../../channels/providers.js";
+import { redisNamespaces } from "../../src/config.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { createResultStore, type ResultStore } from "../../src/results/store.js";
 import { leafPhoto } from "./support/core.js";
@@ -17,8 +18,9 @@ import { TEST_CONFIG } from "./support/harness.js";
 import { type ProviderStandIn, startProviderStandIn } from "./support/providers.js";
 import { startWorkerProcess, type WorkerProcess } from "./support/worker-process.js";
 
-const REDIS_DB = 13;
-const REDIS_URL = `redis://127.0.0.1:6379/${REDIS_DB}`;
+const REDIS_URL = "redis://127.0.0.1:6379";
+const REDIS_PREFIX = `test-worker-process-${process.pid}-${Date.now()}:`;
+const namespaces = redisNamespaces({ redisPrefix: REDIS_PREFIX });
 const { botToken, webhookSecret } = TEST_CONFIG.telegram;
 
 let redis: Redis;
@@ -30,15 +32,14 @@ const workers: WorkerProcess[] = [];
 let updateId = 81_000;
 
 async function removeOurKeys() {
-  for (const pattern of ["bull:channels:*", "cd:*"]) {
-    const keys = await redis.keys(pattern);
-    if (keys.length) await redis.del(...keys);
-  }
+  const keys = await redis.keys(`${REDIS_PREFIX}*`);
+  if (keys.length) await redis.del(...keys);
 }
 
 function startWorker(): WorkerProcess {
   const worker = startWorkerProcess({
     REDIS_URL,
+    REDIS_PREFIX,
     TELEGRAM_BOT_TOKEN: botToken,
     TELEGRAM_WEBHOOK_SECRET: webhookSecret,
     TELEGRAM_API_ROOT: standIn.baseUrl,
@@ -99,8 +100,12 @@ beforeAll(async () => {
   standIn = await startProviderStandIn();
   const photo = await leafPhoto(5);
   for (const fileId of ["leaf-killed", "leaf-stopped"]) standIn.media.set(fileId, photo);
-  queue = createChannelQueue({ connection: redis, routingOwner: routingOwner(PROVIDERS) });
-  store = createResultStore(redis);
+  queue = createChannelQueue({
+    connection: redis,
+    prefix: namespaces.queue,
+    routingOwner: routingOwner(PROVIDERS),
+  });
+  store = createResultStore(redis, { prefix: namespaces.keys });
   app = Fastify({ logger: false });
   await app.register(channelsPlugin, {
     config: {
@@ -114,6 +119,7 @@ beforeAll(async () => {
     store,
     queue,
     knowledge: await createKnowledge(),
+    keyPrefix: namespaces.keys,
   });
   await app.ready();
 });
