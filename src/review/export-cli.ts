@@ -2,7 +2,7 @@
 // of ../shared/datasets/leaf-photos. Reads the labelled examples from the service's Redis (REDIS_URL).
 import path from "node:path";
 import { Redis } from "ioredis";
-import { ConfigError, loadConfig } from "../config.js";
+import { ConfigError, loadConfig, redisNamespaces } from "../config.js";
 import { createExampleStore } from "./examples.js";
 import { exportDataset } from "./export.js";
 
@@ -20,7 +20,8 @@ async function main(args: string[]): Promise<number> {
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
   try {
     const target = path.resolve(dir);
-    const summary = await exportDataset(createExampleStore(redis), target, (done, total) => {
+    const examples = createExampleStore(redis, { prefix: redisNamespaces(config).keys });
+    const summary = await exportDataset(examples, target, (done, total) => {
       if (process.stderr.isTTY) process.stderr.write(`\r${done}/${total} photos`);
     });
     if (process.stderr.isTTY) process.stderr.write("\n");

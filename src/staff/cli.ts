@@ -3,7 +3,7 @@
 // standard input when it is not a terminal; they never appear in arguments, the environment or logs.
 import { createInterface } from "node:readline";
 import { Redis } from "ioredis";
-import { ConfigError, loadConfig } from "../config.js";
+import { ConfigError, loadConfig, redisNamespaces } from "../config.js";
 import { createStaffStore, ROLES, type Role, type StaffAccount, USERNAME } from "./accounts.js";
 import { hashPassword, passwordProblem } from "./passwords.js";
 
@@ -57,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
   const [command, username, ...rest] = argv;
   const config = loadConfig();
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: true }) : undefined;
-  const store = createStaffStore(redis, { file: config.staffFile });
+  const store = createStaffStore(redis, { prefix: redisNamespaces(config).keys, file: config.staffFile });
   try {
     if (command === "list") {
       for (const a of (await store.list()).sort((x, y) => x.username.localeCompare(y.username)))
