@@ -60,3 +60,9 @@ export const MAX_RETRY_AFTER_MS = 60_000;
 
 /** Completed jobs are kept this long, so a webhook the provider retries within it is still recognised. */
 export const COMPLETED_JOB_TTL_S = 24 * 3600;
+
+/**
+ * What a farmer types to answer "did this help?" (yes, or it is wrong) and to refuse that their photos are
+ * kept: digits, one key on any keypad and the same in every language; the texts name them from here.
+ */
+export const FARMER_REPLIES = { helped: "1", wrong: "2", refusePhotos: "9" } as const;

@@ -19,5 +19,7 @@ export async function handleDelivery(
   const stored = await deps.records.store.get(requestId);
   if (!stored) throw new PermanentJobError("routed result is no longer stored");
   const adapter = adapterFor(deps.adapters, provider);
-  await conversation({ provider, channel, to }, adapter, language, deps).result(stored);
+  const talk = conversation({ provider, channel, to }, adapter, language, deps);
+  await talk.result(stored);
+  await deps.expertLoop?.afterAnswer(talk, stored);
 }

@@ -3,6 +3,7 @@ import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
 import type { Knowledge } from "../../src/diagnosis/kb.js";
 import type { Records } from "../../src/results/records.js";
 import type { Routing } from "../../src/results/types.js";
+import type { ExpertLoop } from "./expert-loop.js";
 import type { LanguageMemory } from "./language.js";
 import type { Renderer } from "./render/index.js";
 import type { ViewOptions } from "./render/view.js";
@@ -23,5 +24,7 @@ export interface HandlerDeps {
   /** The farmer key of an address at a provider (registry.farmerKeys): whose delivery log a send goes to. */
   farmerKey(provider: string, address: string): string;
   view?: ViewOptions;
+  /** Feedback prompts and the photo notice (channels/core/expert-loop.ts); the worker always has them. */
+  expertLoop?: ExpertLoop;
   logger: Logger;
 }

@@ -1,10 +1,11 @@
 import { ImageError } from "../../src/diagnosis/diagnoser.js";
 import type { Language } from "../../src/diagnosis/types.js";
 import { SOURCES, type Source, type StoredResult } from "../../src/results/types.js";
-import { type Again, decodeAction, languageButtons } from "./actions.js";
+import { type Action, type Again, decodeAction, languageButtons } from "./actions.js";
 import { parseCodeRequest } from "./code-command.js";
 import { type Conversation, conversation } from "./conversation.js";
 import type { HandlerDeps } from "./deps.js";
+import { farmerReplyOf, recordFeedback, refusePhotos } from "./expert-loop.js";
 import { languageIn, NATIVE_NAMES } from "./language-names.js";
 import { showProgress } from "./progress.js";
 import type { ChannelJob } from "./queue.js";
@@ -40,7 +41,7 @@ export async function handleInbound(job: InboundJob, save: SaveJob, deps: Handle
   if (message.button) await adapter.acknowledge?.(message.button);
   const action = decodeAction(message.button?.data);
   const said = languageIn(message.text ?? "");
-  const chosen = action?.language ?? said.language;
+  const chosen = (action?.kind === "language" ? action.language : undefined) ?? said.language;
   if (chosen) await deps.languages.set(message.owner, chosen);
   const language =
     chosen ??
@@ -52,10 +53,18 @@ export async function handleInbound(job: InboundJob, save: SaveJob, deps: Handle
     deps,
   );
   const turn: Turn = { message, adapter, talk, text: said.rest, job, save, deps };
+  await answer(turn, action, chosen !== undefined);
+  await deps.expertLoop?.afterTurn(talk, message.owner);
+}
 
-  if (action) return showAgain(turn, action.again);
+async function answer(turn: Turn, action: Action | undefined, languageChosen: boolean): Promise<void> {
+  const { message, talk, deps } = turn;
+  if (action?.kind === "language") return showAgain(turn, action.again);
+  if (action?.kind === "feedback")
+    return recordFeedback(talk, await deps.records.store.getByCode(action.code), action.helped, deps);
+  if (action?.kind === "refuse_photos") return refusePhotos(talk, message.owner, deps);
   if (message.media) return answerPhoto(turn);
-  if (chosen) return talk.say("language_changed", { name: NATIVE_NAMES[language] });
+  if (languageChosen) return talk.say("language_changed", { name: NATIVE_NAMES[talk.language] });
   if (message.start) return talk.say("welcome", undefined, languageButtons({ text: "welcome" }));
   return answerText(turn);
 }
@@ -90,7 +99,8 @@ async function answerPhoto(turn: Turn): Promise<void> {
     if (!stored) return talk.say("resend");
     await turn.save({ requestId: stored.result.request_id });
   }
-  return talk.result(stored);
+  await talk.result(stored);
+  await deps.expertLoop?.afterAnswer(talk, stored);
 }
 
 async function diagnose(
@@ -128,8 +138,15 @@ async function diagnose(
   }
 }
 
-/** Text without a photo: a result code gets that result's summary, the code and 2 its treatment; else help. */
-async function answerText({ text, talk, deps }: Turn): Promise<void> {
+/**
+ * Text without a photo: "1" / "2" judge the farmer's last answer and "9" refuses that photos are kept; a
+ * result code gets that result's summary, the code and 2 its treatment; anything else gets help.
+ */
+async function answerText({ message, text, talk, deps }: Turn): Promise<void> {
+  const reply = farmerReplyOf(text);
+  if (reply === "refusePhotos") return refusePhotos(talk, message.owner, deps);
+  if (reply)
+    return recordFeedback(talk, await deps.records.store.lastFor(message.owner), reply === "helped", deps);
   const request = text ? parseCodeRequest(text) : undefined;
   if (!request) return talk.say("help", undefined, languageButtons({ text: "help" }));
   const stored = await deps.records.store.getByCode(request.code);

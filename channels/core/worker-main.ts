@@ -6,7 +6,9 @@ import { createLogger, logUncaught } from "../../src/logger.js";
 import { stopWithNpm } from "../../src/npm-parent.js";
 import { createRedis } from "../../src/redis.js";
 import { createRecords } from "../../src/results/records.js";
+import { awaitsOfficer } from "../../src/review/queue.js";
 import { PROVIDERS } from "../providers.js";
+import { createExpertLoop } from "./expert-loop.js";
 import { createLanguageMemory } from "./language.js";
 import { createChannelQueue } from "./queue.js";
 import { anyChannelConfigured, createAdapters, destinationOf, farmerKeys, routingOwner } from "./registry.js";
@@ -43,6 +45,8 @@ const queue = createChannelQueue({
   prefix: namespaces.queue,
   routingOwner: routingOwner(PROVIDERS),
 });
+const records = createRecords(redis, { prefix: namespaces.keys });
+const renderer = createRenderer(createTexts());
 const worker = createChannelWorker({
   connection: redis,
   queue: queue.queue,
@@ -53,13 +57,17 @@ const worker = createChannelWorker({
   // A second job downloads or sends while the first holds the inference pool.
   concurrency: Math.max(2, config.inferenceThreads * 2),
   diagnoser,
-  records: createRecords(redis, { prefix: namespaces.keys }),
+  records,
   languages: createLanguageMemory(redis, namespaces.keys),
-  renderer: createRenderer(createTexts()),
+  renderer,
   adapters,
   knowledge,
   destination: (routing) => destinationOf(routing, PROVIDERS, config),
   farmerKey: farmerKeys(PROVIDERS),
+  // Unsure, unsupported and low-confidence answers say an officer will look (they are in the review queue).
+  view: { officerReview: awaitsOfficer },
+  // "Did this help?" under answers, and the photo notice on a farmer's first message.
+  expertLoop: createExpertLoop({ records, renderer }),
   logger,
 });
 // BullMQ's id for this worker is the first part of each lock it holds in Redis: which process has a job.

@@ -3,6 +3,11 @@ import { CLAIM_SECONDS } from "../limits.js";
 import type { ResultStore } from "../results/store.js";
 import type { Decision, ReviewReason, StoredResult } from "../results/types.js";
 
+/** Whether an extension officer will look at this result: it is in the review queue, not yet answered. */
+export function awaitsOfficer(stored: StoredResult): boolean {
+  return stored.review !== undefined && stored.review.decision === undefined;
+}
+
 export interface OpenCase {
   stored: StoredResult;
   /** The officer answering it now, while their claim lasts. */

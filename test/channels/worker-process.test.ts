@@ -158,10 +158,13 @@ describe("the worker process", () => {
       "the job completing in the second worker",
     );
     expect(downloads("leaf-killed")).toHaveLength(2);
-    expect(sendsTo(71_001)).toHaveLength(1);
     const job = await queue.queue.getJob(jobId);
     const requestId = job?.data.kind === "inbound" ? job.data.requestId : undefined;
-    expect((await store.get(requestId ?? ""))?.language).toBe("sw");
+    const stored = await store.get(requestId ?? "");
+    expect(stored?.language).toBe("sw");
+    // Answered once (the answer carries its code; "did this help?" and the photo notice follow it once each).
+    expect(sendsTo(71_001).filter((s) => String(s.body.text).includes(stored!.code))).toHaveLength(1);
+    expect(sendsTo(71_001).length).toBeLessThanOrEqual(3);
     expect(second.output.join("\n")).toContain(`"jobId":"${jobId}"`);
   }, 240_000);
 
@@ -180,7 +183,9 @@ describe("the worker process", () => {
 
     expect(await worker.exited).toBe(0);
     expect(await stateOf(jobId)).toBe("completed");
-    expect(sendsTo(71_002)).toHaveLength(1);
+    const job = await queue.queue.getJob(jobId);
+    const stored = await store.get(job?.data.kind === "inbound" ? (job.data.requestId ?? "") : "");
+    expect(sendsTo(71_002).filter((s) => String(s.body.text).includes(stored!.code))).toHaveLength(1);
     expect(worker.output.join("\n")).toContain("finishing active jobs before exit");
   }, 120_000);
 });

@@ -4,6 +4,7 @@ import type { Worker } from "bullmq";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
+import { createExpertLoop } from "../../../channels/core/expert-loop.js";
 import { createLanguageMemory, type LanguageMemory } from "../../../channels/core/language.js";
 import channelsPlugin from "../../../channels/core/plugin.js";
 import { type ChannelQueue, createChannelQueue } from "../../../channels/core/queue.js";
@@ -19,6 +20,7 @@ import type { Knowledge } from "../../../src/diagnosis/kb.js";
 import { createRecords, type Records } from "../../../src/results/records.js";
 import type { ResultStore } from "../../../src/results/store.js";
 import type { StoredResult } from "../../../src/results/types.js";
+import { awaitsOfficer } from "../../../src/review/queue.js";
 import { type ProviderStandIn, startProviderStandIn } from "./providers.js";
 
 export const PUBLIC_BASE_URL = "https://crops.example.org/api";
@@ -72,6 +74,8 @@ export interface HarnessOptions {
     queue: ChannelQueue;
     keyPrefix: string;
   }) => Promise<FastifyInstance>;
+  /** The worker asks "did this help?" and sends the photo notice, as the real worker does (worker-main.ts). */
+  expertLoop?: boolean;
 }
 
 export async function startHarness({
@@ -80,6 +84,7 @@ export async function startHarness({
   knowledge,
   allowedIps = [],
   baseApp,
+  expertLoop = false,
 }: HarnessOptions): Promise<Harness> {
   const tag = `test-${name}-${process.pid}-${Date.now()}`;
   const keyPrefix = `${tag}:`;
@@ -157,6 +162,8 @@ export async function startHarness({
         knowledge,
         destination: (routing) => destinationOf(routing, PROVIDERS, config),
         farmerKey: farmerKeys(PROVIDERS),
+        view: { officerReview: awaitsOfficer },
+        ...(expertLoop ? { expertLoop: createExpertLoop({ records, renderer }) } : {}),
         logger,
         ...overrides,
       });

@@ -1,0 +1,234 @@
+// The farmer's side of the expert loop, with the real model: "did this help?" under each answer (Telegram
+// buttons, "reply 1 / 2" on WhatsApp and SMS), "wrong" sending the case to the officers' review queue, the
+// photo notice on a farmer's first message with the way to refuse, and "an officer will look" when unsure.
+import { readFile } from "node:fs/promises";
+import twilio from "twilio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeAction } from "../../channels/core/actions.js";
+import { FARMER_REPLIES } from "../../channels/limits.js";
+import { fieldPhotos, findUnsurePhoto } from "../e2e/unsure-photos.js";
+import { loadCore } from "./support/core.js";
+import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG } from "./support/harness.js";
+
+let h: Harness;
+let core: Awaited<ReturnType<typeof loadCore>>;
+let update = 93_000_000;
+let sid = 0;
+
+beforeAll(async () => {
+  core = await loadCore();
+  h = await startHarness({
+    name: "expert-loop",
+    diagnoser: core.diagnoser,
+    knowledge: core.knowledge,
+    expertLoop: true,
+  });
+  h.startWorker();
+  const [diagnosed] = await fieldPhotos(core.diagnoser, "diagnosed", 1);
+  const unsure = await findUnsurePhoto(core.diagnoser);
+  if (!diagnosed || !unsure)
+    throw new Error("no field photo the model diagnoses, or none it is unsure about");
+  h.standIn.media.set("diagnosed.jpg", await readFile(diagnosed));
+  h.standIn.media.set("unsure.jpg", await readFile(unsure));
+}, 180_000);
+
+afterAll(async () => {
+  await h?.close();
+  await core?.diagnoser.close();
+});
+
+const texts = (sends: { body: Record<string, unknown> }[], field: string) =>
+  sends.map((s) => String(s.body[field]));
+const t = (lang: "sw" | "en", key: string, vars?: Record<string, string>) =>
+  h.renderer.texts(lang, key, vars);
+
+function telegram(chat: number, message: Record<string, unknown>) {
+  update += 1;
+  const from = { id: chat, is_bot: false, first_name: "Juma", language_code: "sw" };
+  return h.app.inject({
+    method: "POST",
+    url: "/channels/telegram",
+    headers: {
+      "content-type": "application/json",
+      "x-telegram-bot-api-secret-token": TEST_CONFIG.telegram.webhookSecret,
+    },
+    payload: JSON.stringify(
+      "data" in message
+        ? {
+            update_id: update,
+            callback_query: {
+              id: `cb${update}`,
+              from,
+              chat_instance: "1",
+              message: { message_id: 1, chat: { id: chat, type: "private" }, date: 1 },
+              data: message.data,
+            },
+          }
+        : {
+            update_id: update,
+            message: { message_id: update, from, chat: { id: chat, type: "private" }, date: 1, ...message },
+          },
+    ),
+  });
+}
+
+function whatsapp(from: string, body: string, media?: string) {
+  const messageSid = `${media ? "MM" : "SM"}${String(++sid).padStart(32, "0")}`;
+  const form: Record<string, string> = {
+    MessageSid: messageSid,
+    SmsMessageSid: messageSid,
+    AccountSid: TEST_CONFIG.twilio.accountSid,
+    From: `whatsapp:${from}`,
+    To: `whatsapp:${TEST_CONFIG.twilio.whatsappFrom}`,
+    Body: body,
+    NumMedia: media ? "1" : "0",
+    ...(media ? { MediaContentType0: "image/jpeg", MediaUrl0: `${h.standIn.baseUrl}/media/${media}` } : {}),
+  };
+  const signature = twilio.getExpectedTwilioSignature(
+    TEST_CONFIG.twilio.authToken,
+    `${PUBLIC_BASE_URL}/channels/twilio`,
+    form,
+  );
+  return h.app.inject({
+    method: "POST",
+    url: "/channels/twilio",
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
+    payload: new URLSearchParams(form).toString(),
+  });
+}
+
+const telegramTo = (chat: number) =>
+  h.standIn.sends("telegram").filter((s) => s.body.chat_id === String(chat));
+const whatsappTo = (phone: string) =>
+  h.standIn.sends("twilio").filter((s) => s.body.To === `whatsapp:${phone}`);
+
+async function until<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    const sent = h.standIn.requests.length;
+    await h.standIn
+      .waitForSends("telegram", h.standIn.sends("telegram").length + 1, 2_000)
+      .catch(() => undefined);
+    if (h.standIn.requests.length === sent)
+      await h.standIn
+        .waitForSends("twilio", h.standIn.sends("twilio").length + 1, 2_000)
+        .catch(() => undefined);
+  }
+}
+
+describe("Telegram", () => {
+  const CHAT = 990_001;
+
+  it("asks whether the answer helped with two buttons, then tells about photos once, with a button to refuse", async () => {
+    await telegram(CHAT, {
+      photo: [{ file_id: "diagnosed.jpg", file_unique_id: "d", width: 416, height: 416 }],
+    });
+    const sends = await until("three messages", () =>
+      telegramTo(CHAT).length >= 3 ? telegramTo(CHAT) : undefined,
+    );
+    const stored = (await h.store.get((await h.records.store.lastFor(`tg:${CHAT}`))!.result.request_id))!;
+    const [answer, feedback, notice] = sends;
+    expect(String(answer!.body.text)).toContain(stored.code);
+    expect(feedback!.body.text).toBe(t("sw", "feedback_question"));
+    expect(feedback!.body.reply_markup).toEqual({
+      inline_keyboard: [
+        [
+          {
+            text: t("sw", "feedback_yes"),
+            callback_data: encodeAction({ kind: "feedback", code: stored.code, helped: true }),
+          },
+          {
+            text: t("sw", "feedback_no"),
+            callback_data: encodeAction({ kind: "feedback", code: stored.code, helped: false }),
+          },
+        ],
+      ],
+    });
+    expect(notice!.body.text).toBe(t("sw", "consent_notice", { refuse: FARMER_REPLIES.refusePhotos }));
+    expect(notice!.body.reply_markup).toEqual({
+      inline_keyboard: [
+        [{ text: t("sw", "consent_button"), callback_data: encodeAction({ kind: "refuse_photos" }) }],
+      ],
+    });
+    expect((await h.records.consent.get(`tg:${CHAT}`))?.status).toBe("informed");
+
+    // A second photo: feedback asked again, the notice not repeated.
+    await telegram(CHAT, {
+      photo: [{ file_id: "diagnosed.jpg", file_unique_id: "d2", width: 416, height: 416 }],
+    });
+    await until("two more messages", () => (telegramTo(CHAT).length >= 5 ? true : undefined));
+    await new Promise((r) => setImmediate(r));
+    expect(
+      texts(telegramTo(CHAT), "text").filter((x) => x === t("sw", "consent_notice", { refuse: "9" })),
+    ).toHaveLength(1);
+  }, 120_000);
+
+  it("'No, it is wrong' puts the case in the review queue and says an officer will answer", async () => {
+    const stored = (await h.records.store.lastFor(`tg:${CHAT}`))!;
+    const before = telegramTo(CHAT).length;
+    await telegram(CHAT, { data: encodeAction({ kind: "feedback", code: stored.code, helped: false }) });
+    const reply = await until("the reply", () => telegramTo(CHAT)[before]);
+    expect(reply.body.text).toBe(t("sw", "feedback_wrong", { code: stored.code }));
+    const now = (await h.records.store.get(stored.result.request_id))!;
+    expect(now.feedback?.helped).toBe(false);
+    expect(now.review?.reasons).toContain("farmer_said_wrong");
+    expect((await h.records.reviews.list()).map((c) => c.stored.code)).toContain(stored.code);
+  }, 60_000);
+
+  it("the refuse button records that photos must not be kept", async () => {
+    const before = telegramTo(CHAT).length;
+    await telegram(CHAT, { data: encodeAction({ kind: "refuse_photos" }) });
+    const reply = await until("the reply", () => telegramTo(CHAT)[before]);
+    expect(reply.body.text).toBe(t("sw", "consent_refused"));
+    expect((await h.records.consent.get(`tg:${CHAT}`))?.status).toBe("refused");
+  }, 60_000);
+
+  it("an unsure photo: the reply says an officer will look and gives the code; no 'did this help?'", async () => {
+    const chat = 990_002;
+    await telegram(chat, {
+      photo: [{ file_id: "unsure.jpg", file_unique_id: "u", width: 416, height: 416 }],
+    });
+    const [answer, notice] = await until("two messages", () =>
+      telegramTo(chat).length >= 2 ? telegramTo(chat) : undefined,
+    );
+    const stored = (await h.records.reviews.list()).find((c) => c.stored.owner === `tg:${chat}`)!.stored;
+    expect(stored.result.outcome).toBe("unsure");
+    expect(String(answer!.body.text)).toContain(t("sw", "officer"));
+    expect(String(answer!.body.text)).toContain(stored.code);
+    expect(notice!.body.text).toBe(t("sw", "consent_notice", { refuse: "9" }));
+    expect(texts(telegramTo(chat), "text")).not.toContain(t("sw", "feedback_question"));
+  }, 60_000);
+});
+
+describe("WhatsApp", () => {
+  const FARMER = "+254733990003";
+
+  it("asks 'reply 1 / 2'; '1' is recorded as helped, '9' refuses keeping photos", async () => {
+    await whatsapp(FARMER, "", "diagnosed.jpg");
+    const [answer, ask, notice] = await until("three messages", () =>
+      whatsappTo(FARMER).length >= 3 ? whatsappTo(FARMER) : undefined,
+    );
+    const stored = (await h.records.store.lastFor(FARMER))!;
+    expect(String(answer!.body.Body)).toContain(stored.code);
+    expect(ask!.body.Body).toBe(t("sw", "feedback_ask", { yes: "1", no: "2" }));
+    expect(notice!.body.Body).toBe(t("sw", "consent_notice", { refuse: "9" }));
+
+    await whatsapp(FARMER, FARMER_REPLIES.helped);
+    const thanks = await until("thanks", () => whatsappTo(FARMER)[3]);
+    expect(thanks.body.Body).toBe(t("sw", "feedback_thanks"));
+    expect((await h.records.store.get(stored.result.request_id))?.feedback?.helped).toBe(true);
+    expect((await h.records.reviews.list()).map((c) => c.stored.code)).not.toContain(stored.code);
+
+    await whatsapp(FARMER, ` ${FARMER_REPLIES.refusePhotos}. `);
+    const refused = await until("refusal", () => whatsappTo(FARMER)[4]);
+    expect(refused.body.Body).toBe(t("sw", "consent_refused"));
+    expect((await h.records.consent.get(FARMER))?.status).toBe("refused");
+  }, 120_000);
+});
