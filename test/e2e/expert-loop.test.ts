@@ -132,7 +132,25 @@ async function newPage(viewport: keyof typeof VIEWPORTS, storage?: Storage) {
   return page;
 }
 
+/** What these page scripts read of an <img> (this project's TypeScript has no DOM typings). */
+type Img = {
+  loading: string;
+  complete: boolean;
+  naturalWidth: number;
+  getAttribute(name: string): string | null;
+};
+
+/** A full-page screenshot once every photo has loaded (lazy ones too: the shot covers the whole page). */
 async function shoot(page: Page, name: string) {
+  await page.locator("img[src]").evaluateAll((imgs: Img[]) => {
+    for (const img of imgs) img.loading = "eager";
+  });
+  await page.waitForFunction(() => {
+    const { document } = globalThis as unknown as { document: { images: ArrayLike<Img> } };
+    return Array.from(document.images)
+      .filter((img) => img.getAttribute("src"))
+      .every((img) => img.complete && img.naturalWidth > 0);
+  });
   await page.screenshot({ path: path.join(shotsDir, `${name}.png`), fullPage: true });
 }
 
