@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM } from "../support/chromium.js";
 import { testApp } from "./support/app.js";
 
 type App = Awaited<ReturnType<typeof testApp>>["app"];
@@ -18,19 +19,7 @@ beforeAll(async () => {
   ({ app } = await testApp());
   base = await app.listen({ port: 0, host: "127.0.0.1" });
   profile = await mkdtemp(path.join(tmpdir(), "chromium-profile-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  context = await chromium.launchPersistentContext(profile, CHROMIUM);
   // Every request any page makes, workers included; anything off-host is also refused outright.
   context.on("request", (request) => requested.push(request.url()));
   await context.route(

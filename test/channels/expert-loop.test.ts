@@ -2,13 +2,15 @@
 // buttons, "reply 1 / 2" on WhatsApp and SMS), "wrong" sending the case to the officers' review queue, the
 // photo notice on a farmer's first message with the way to refuse, and "an officer will look" when unsure.
 import { readFile } from "node:fs/promises";
-import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeAction } from "../../channels/core/actions.js";
 import { FARMER_REPLIES } from "../../channels/limits.js";
 import { fieldPhotos, findUnsurePhoto } from "../e2e/unsure-photos.js";
 import { loadCore } from "./support/core.js";
-import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG } from "./support/harness.js";
+import { type Harness, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
+import type { Recorded } from "./support/providers.js";
+import { until } from "./support/wait.js";
+import { postTelegram, postTwilio } from "./support/webhooks.js";
 
 let h: Harness;
 let core: Awaited<ReturnType<typeof loadCore>>;
@@ -45,31 +47,24 @@ const t = (lang: "sw" | "en", key: string, vars?: Record<string, string>) =>
 function telegram(chat: number, message: Record<string, unknown>) {
   update += 1;
   const from = { id: chat, is_bot: false, first_name: "Juma", language_code: "sw" };
-  return h.app.inject({
-    method: "POST",
-    url: "/channels/telegram",
-    headers: {
-      "content-type": "application/json",
-      "x-telegram-bot-api-secret-token": TEST_CONFIG.telegram.webhookSecret,
-    },
-    payload: JSON.stringify(
-      "data" in message
-        ? {
-            update_id: update,
-            callback_query: {
-              id: `cb${update}`,
-              from,
-              chat_instance: "1",
-              message: { message_id: 1, chat: { id: chat, type: "private" }, date: 1 },
-              data: message.data,
-            },
-          }
-        : {
-            update_id: update,
-            message: { message_id: update, from, chat: { id: chat, type: "private" }, date: 1, ...message },
+  return postTelegram(
+    h.app,
+    "data" in message
+      ? {
+          update_id: update,
+          callback_query: {
+            id: `cb${update}`,
+            from,
+            chat_instance: "1",
+            message: { message_id: 1, chat: { id: chat, type: "private" }, date: 1 },
+            data: message.data,
           },
-    ),
-  });
+        }
+      : {
+          update_id: update,
+          message: { message_id: update, from, chat: { id: chat, type: "private" }, date: 1, ...message },
+        },
+  );
 }
 
 function whatsapp(from: string, body: string, media?: string) {
@@ -84,44 +79,19 @@ function whatsapp(from: string, body: string, media?: string) {
     NumMedia: media ? "1" : "0",
     ...(media ? { MediaContentType0: "image/jpeg", MediaUrl0: `${h.standIn.baseUrl}/media/${media}` } : {}),
   };
-  const signature = twilio.getExpectedTwilioSignature(
-    TEST_CONFIG.twilio.authToken,
-    `${PUBLIC_BASE_URL}/channels/twilio`,
-    form,
-  );
-  return h.app.inject({
-    method: "POST",
-    url: "/channels/twilio",
-    headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
-    payload: new URLSearchParams(form).toString(),
-  });
+  return postTwilio(h.app, form);
+}
+
+/** The messages `list` gives, once there are at least `count` (the diagnosis runs the real model: a minute). */
+async function atLeast(list: () => Recorded[], count: number, what: string): Promise<Recorded[]> {
+  await until(() => list().length >= count, what, 60_000);
+  return list();
 }
 
 const telegramTo = (chat: number) =>
   h.standIn.sends("telegram").filter((s) => s.body.chat_id === String(chat));
 const whatsappTo = (phone: string) =>
   h.standIn.sends("twilio").filter((s) => s.body.To === `whatsapp:${phone}`);
-
-async function until<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    const sent = h.standIn.requests.length;
-    await h.standIn
-      .waitForSends("telegram", h.standIn.sends("telegram").length + 1, 2_000)
-      .catch(() => undefined);
-    if (h.standIn.requests.length === sent)
-      await h.standIn
-        .waitForSends("twilio", h.standIn.sends("twilio").length + 1, 2_000)
-        .catch(() => undefined);
-  }
-}
 
 describe("Telegram", () => {
   const CHAT = 990_001;
@@ -130,9 +100,7 @@ describe("Telegram", () => {
     await telegram(CHAT, {
       photo: [{ file_id: "diagnosed.jpg", file_unique_id: "d", width: 416, height: 416 }],
     });
-    const sends = await until("three messages", () =>
-      telegramTo(CHAT).length >= 3 ? telegramTo(CHAT) : undefined,
-    );
+    const sends = await atLeast(() => telegramTo(CHAT), 3, "three messages");
     const stored = (await h.store.get((await h.records.store.lastFor(`tg:${CHAT}`))!.result.request_id))!;
     const [answer, feedback, notice] = sends;
     expect(String(answer!.body.text)).toContain(stored.code);
@@ -163,8 +131,8 @@ describe("Telegram", () => {
     await telegram(CHAT, {
       photo: [{ file_id: "diagnosed.jpg", file_unique_id: "d2", width: 416, height: 416 }],
     });
-    await until("two more messages", () => (telegramTo(CHAT).length >= 5 ? true : undefined));
-    await new Promise((r) => setImmediate(r));
+    await atLeast(() => telegramTo(CHAT), 5, "two more messages");
+    await untilIdle(h);
     expect(
       texts(telegramTo(CHAT), "text").filter((x) => x === t("sw", "consent_notice", { refuse: "9" })),
     ).toHaveLength(1);
@@ -174,7 +142,7 @@ describe("Telegram", () => {
     const stored = (await h.records.store.lastFor(`tg:${CHAT}`))!;
     const before = telegramTo(CHAT).length;
     await telegram(CHAT, { data: encodeAction({ kind: "feedback", code: stored.code, helped: false }) });
-    const reply = await until("the reply", () => telegramTo(CHAT)[before]);
+    const reply = (await atLeast(() => telegramTo(CHAT), before + 1, "the reply"))[before]!;
     expect(reply.body.text).toBe(t("sw", "feedback_wrong", { code: stored.code }));
     const now = (await h.records.store.get(stored.result.request_id))!;
     expect(now.feedback?.helped).toBe(false);
@@ -185,7 +153,7 @@ describe("Telegram", () => {
   it("the refuse button records that photos must not be kept", async () => {
     const before = telegramTo(CHAT).length;
     await telegram(CHAT, { data: encodeAction({ kind: "refuse_photos" }) });
-    const reply = await until("the reply", () => telegramTo(CHAT)[before]);
+    const reply = (await atLeast(() => telegramTo(CHAT), before + 1, "the reply"))[before]!;
     expect(reply.body.text).toBe(t("sw", "consent_refused"));
     expect((await h.records.consent.get(`tg:${CHAT}`))?.status).toBe("refused");
   }, 60_000);
@@ -195,9 +163,7 @@ describe("Telegram", () => {
     await telegram(chat, {
       photo: [{ file_id: "unsure.jpg", file_unique_id: "u", width: 416, height: 416 }],
     });
-    const [answer, notice] = await until("two messages", () =>
-      telegramTo(chat).length >= 2 ? telegramTo(chat) : undefined,
-    );
+    const [answer, notice] = await atLeast(() => telegramTo(chat), 2, "two messages");
     const stored = (await h.records.reviews.list()).find((c) => c.stored.owner === `tg:${chat}`)!.stored;
     expect(stored.result.outcome).toBe("unsure");
     expect(String(answer!.body.text)).toContain(t("sw", "officer"));
@@ -212,22 +178,20 @@ describe("WhatsApp", () => {
 
   it("asks 'reply 1 / 2'; '1' is recorded as helped, '9' refuses keeping photos", async () => {
     await whatsapp(FARMER, "", "diagnosed.jpg");
-    const [answer, ask, notice] = await until("three messages", () =>
-      whatsappTo(FARMER).length >= 3 ? whatsappTo(FARMER) : undefined,
-    );
+    const [answer, ask, notice] = await atLeast(() => whatsappTo(FARMER), 3, "three messages");
     const stored = (await h.records.store.lastFor(FARMER))!;
     expect(String(answer!.body.Body)).toContain(stored.code);
     expect(ask!.body.Body).toBe(t("sw", "feedback_ask", { yes: "1", no: "2" }));
     expect(notice!.body.Body).toBe(t("sw", "consent_notice", { refuse: "9" }));
 
     await whatsapp(FARMER, FARMER_REPLIES.helped);
-    const thanks = await until("thanks", () => whatsappTo(FARMER)[3]);
+    const thanks = (await atLeast(() => whatsappTo(FARMER), 4, "thanks"))[3]!;
     expect(thanks.body.Body).toBe(t("sw", "feedback_thanks"));
     expect((await h.records.store.get(stored.result.request_id))?.feedback?.helped).toBe(true);
     expect((await h.records.reviews.list()).map((c) => c.stored.code)).not.toContain(stored.code);
 
     await whatsapp(FARMER, ` ${FARMER_REPLIES.refusePhotos}. `);
-    const refused = await until("refusal", () => whatsappTo(FARMER)[4]);
+    const refused = (await atLeast(() => whatsappTo(FARMER), 5, "refusal"))[4]!;
     expect(refused.body.Body).toBe(t("sw", "consent_refused"));
     expect((await h.records.consent.get(FARMER))?.status).toBe("refused");
   }, 120_000);

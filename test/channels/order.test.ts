@@ -1,7 +1,6 @@
 // The order of a farmer's replies, and what they hear while a photo takes long or a provider fails. The
 // core is beside the point: a test double answers every photo at once; the webhooks, the queue, the worker
 // and the providers' stand-ins are real.
-import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inboundJobId } from "../../channels/core/queue.js";
 import { createTexts } from "../../channels/core/render/texts.js";
@@ -9,9 +8,10 @@ import { RECEIVED_NOTICE_AFTER_MS } from "../../channels/limits.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { FixedDiagnoserDouble } from "./support/doubles.js";
 import { resultFixture } from "./support/fixtures.js";
-import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG } from "./support/harness.js";
+import { type Harness, startHarness, TEST_CONFIG } from "./support/harness.js";
 import type { Recorded } from "./support/providers.js";
 import { until } from "./support/wait.js";
+import { postTelegram, postTwilio } from "./support/webhooks.js";
 
 const texts = createTexts();
 const double = new FixedDiagnoserDouble();
@@ -20,23 +20,15 @@ let updateId = 60_000;
 let sid = 0;
 
 function telegram(chat: number, message: object) {
-  return h.app.inject({
-    method: "POST",
-    url: "/channels/telegram",
-    headers: {
-      "content-type": "application/json",
-      "x-telegram-bot-api-secret-token": TEST_CONFIG.telegram.webhookSecret,
+  return postTelegram(h.app, {
+    update_id: ++updateId,
+    message: {
+      message_id: updateId,
+      from: { id: chat, is_bot: false, first_name: "Amina", language_code: "fr" },
+      chat: { id: chat, type: "private" },
+      date: 1_763_892_000,
+      ...message,
     },
-    payload: JSON.stringify({
-      update_id: ++updateId,
-      message: {
-        message_id: updateId,
-        from: { id: chat, is_bot: false, first_name: "Amina", language_code: "fr" },
-        chat: { id: chat, type: "private" },
-        date: 1_763_892_000,
-        ...message,
-      },
-    }),
   });
 }
 const photo = (fileId: string) => ({
@@ -53,17 +45,7 @@ function whatsapp(from: string, fields: Record<string, string>) {
     NumMedia: "0",
     ...fields,
   };
-  const signature = twilio.getExpectedTwilioSignature(
-    TEST_CONFIG.twilio.authToken,
-    `${PUBLIC_BASE_URL}/channels/twilio`,
-    form,
-  );
-  return h.app.inject({
-    method: "POST",
-    url: "/channels/twilio",
-    headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
-    payload: new URLSearchParams(form).toString(),
-  });
+  return postTwilio(h.app, form);
 }
 
 const toChat = (chat: number) => (r: Recorded) => r.body.chat_id === String(chat);

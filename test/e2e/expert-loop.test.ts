@@ -21,7 +21,9 @@ import { exportDataset, MANIFEST_COLUMNS } from "../../src/review/export.js";
 import { createStaffStore } from "../../src/staff/accounts.js";
 import { hashPassword } from "../../src/staff/passwords.js";
 import { loadCore } from "../channels/support/core.js";
-import { type Harness, startHarness, TEST_CONFIG } from "../channels/support/harness.js";
+import { type Harness, startHarness } from "../channels/support/harness.js";
+import { postTelegram } from "../channels/support/webhooks.js";
+import { CHROMIUM } from "../support/chromium.js";
 import { fieldPhotos, findUnsurePhoto } from "./unsure-photos.js";
 
 const CHAT = 880_042;
@@ -89,18 +91,7 @@ beforeAll(async () => {
   shotsDir = SHOTS ?? (await mkdtemp(path.join(tmpdir(), "console-shots-")));
   await mkdir(shotsDir, { recursive: true });
   if (!SHOTS) cleanups.push(() => rm(shotsDir, { recursive: true, force: true }));
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await chromium.launch(CHROMIUM);
 }, 180_000);
 
 afterAll(async () => {
@@ -189,15 +180,7 @@ describe("the expert loop", () => {
         ],
       },
     };
-    const res = await h.app.inject({
-      method: "POST",
-      url: "/channels/telegram",
-      headers: {
-        "content-type": "application/json",
-        "x-telegram-bot-api-secret-token": TEST_CONFIG.telegram.webhookSecret,
-      },
-      payload: JSON.stringify(update),
-    });
+    const res = await postTelegram(h.app, update);
     expect(res.statusCode).toBe(200);
     // The reply says an officer will look and gives the code; the farmer is told about keeping photos.
     const officer = h.renderer.texts("sw", "officer");
