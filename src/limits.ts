@@ -102,6 +102,8 @@ export const MEMORY_PHOTOS = 500;
 
 /** A "diagnosed" result whose top confidence is under this goes to the review queue. */
 export const LOW_CONFIDENCE = 0.6;
+/** Cases the review queue page lists (the oldest); its header counts them all. */
+export const REVIEW_PAGE_CASES = 50;
 /** How long an officer's claim on a case lasts without being renewed (opening the case renews it). */
 export const CLAIM_SECONDS = 10 * 60;
 /** Longest free-text diagnosis and advice an officer may send (chat channels carry it whole). */
@@ -131,6 +133,7 @@ export function expertLoopTable(): string {
     ["Photos held in memory without Redis (newest kept)", String(MEMORY_PHOTOS)],
     ["A diagnosis goes to review when its confidence is under", `${Math.round(LOW_CONFIDENCE * 100)} %`],
     ["An officer's claim on a case lasts (renewed when the case is opened)", `${CLAIM_SECONDS / 60} minutes`],
+    ["Cases listed on the review queue page (the oldest; the header counts all)", String(REVIEW_PAGE_CASES)],
     [
       "Free-text answer: diagnosis, advice",
       `${ANSWER_MAX_CHARS.diagnosis}, ${ANSWER_MAX_CHARS.advice} characters`,

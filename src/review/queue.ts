@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { CLAIM_SECONDS } from "../limits.js";
+import { CLAIM_SECONDS, REVIEW_PAGE_CASES } from "../limits.js";
 import type { ResultStore } from "../results/store.js";
 import type { Decision, ReviewReason, StoredResult } from "../results/types.js";
 
@@ -75,7 +75,7 @@ export function createReviewQueue(
       if (!(await store.setState(id, "review", { reasons, queuedAt }))) return;
       await index.enqueue(id, Date.parse(queuedAt));
     },
-    async list(limit = 100) {
+    async list(limit = REVIEW_PAGE_CASES) {
       const ids = await index.ids(limit);
       const cases = await Promise.all(
         ids.map(async (id): Promise<OpenCase | undefined> => {

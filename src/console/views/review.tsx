@@ -23,7 +23,8 @@ export function ReviewQueuePage({ ctx, cases }: { ctx: PageContext; cases: OpenC
     <Layout ctx={ctx} title={t("review.title")}>
       <div class="row between">
         <h1>{t("review.title")}</h1>
-        <span class="pill">{t("review.count", { count: cases.length })}</span>
+        {/* The whole queue's size: the page lists its oldest cases. */}
+        <span class="pill">{t("review.count", { count: ctx.queueCount ?? cases.length })}</span>
       </div>
       <p class="muted lead">{t("review.intro", { minutes: Math.round(CLAIM_SECONDS / 60) })}</p>
       {cases.length === 0 ? (
