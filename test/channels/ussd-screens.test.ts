@@ -81,16 +81,17 @@ describe.each(LANGUAGES)("USSD in %s", (language) => {
       const bodies = pages.map((page, i) =>
         i === pages.length - 1 ? page : page.split("\n").slice(0, -2).join("\n"),
       );
-      for (const body of bodies) expect(body.split("\n").at(-1), body).not.toMatch(/:$/);
+      const headings = ["what_to_do", "prevention"].map((k) => say("heading", { title: t(language, k) }));
+      for (const body of bodies) expect(headings, body).not.toContain(body.split("\n").at(-1));
       expect(pages.at(-1)!.endsWith(say("ussd.code", { code: CODE }))).toBe(true);
       // Every item whole and in order, whatever page breaks fell inside it.
       const shown = bodies.join(" ").replace(/\n/g, " ");
       const urgency = say(`urgency.${view.urgency}`);
       expect(result.includes(urgency) || shown.startsWith(urgency)).toBe(true);
       const items = [
-        `${say("what_to_do")}:`,
+        say("heading", { title: t(language, "what_to_do") }),
         ...view.actions.map((a) => `- ${plain(a)}`),
-        `${say("prevention")}:`,
+        say("heading", { title: t(language, "prevention") }),
         ...view.prevention.map((p) => `- ${plain(p)}`),
       ];
       expect(shown).toContain(items.join(" "));

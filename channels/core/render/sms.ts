@@ -61,15 +61,15 @@ export function renderSmsTreatment(
   if (view.kind !== "diagnosis") return renderSmsStatus(view, language, t, maxSegments);
   const parts = [
     `${view.name}.`,
-    ...headed(t(language, "what_to_do"), view.actions),
-    ...headed(t(language, "prevention"), view.prevention),
+    ...headed(t(language, "heading", { title: t(language, "what_to_do") }), view.actions),
+    ...headed(t(language, "heading", { title: t(language, "prevention") }), view.prevention),
   ];
   return fitSentences(parts, t(language, "code_line", { code: view.code }), maxSegments);
 }
 
 // The heading rides with the first item, so a cut never leaves a heading with nothing under it.
 function headed(heading: string, items: string[]): string[] {
-  return items.map((item, i) => (i === 0 ? `${heading}: ${asSentence(item)}` : asSentence(item)));
+  return items.map((item, i) => (i === 0 ? `${heading} ${asSentence(item)}` : asSentence(item)));
 }
 
 function renderSmsStatus(view: StatusView, language: Language, t: Texts, maxSegments: number): string {

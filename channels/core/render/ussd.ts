@@ -83,13 +83,15 @@ export function ussdScreen(end: boolean, lines: (string | ScreenLine)[], options
 
 /**
  * Packs lines into pages that each fit one screen together with `options` (the last page, which ends the
- * session, without them). A line too long for what is left of a page continues on the next one, split
- * between words; a heading that would end a page moves to the next one, with its first item.
+ * session, without them), as ussdScreen will send it: a page too long for UCS-2 goes in GSM-7 letters, so
+ * an accented word does not halve the room of its page (fewer screens to page through). A line too long
+ * for what is left of a page continues on the next one, split between words; a heading that would end a
+ * page moves to the next one, with its first item.
  */
 export function paginate(lines: (string | ScreenLine)[], options: string[]): string[] {
   const footer = options.map(plainPunctuation);
   const fits = (page: ScreenLine[], withOptions = true) =>
-    ussdFits(compose([...page.map((l) => l.text), ...(withOptions ? footer : [])]));
+    fitting(compose([...page.map((l) => l.text), ...(withOptions ? footer : [])])) !== undefined;
   const pages: ScreenLine[][] = [];
   let page: ScreenLine[] = [];
   const onlyHeadings = () => page.every((l) => l.heading);
@@ -207,9 +209,12 @@ export function ussdScreens(t: Texts, language: Language) {
     /** Treatment page `page` (from 0); the last one ends the session with the result code. */
     treatment(view: ResultView, page: number): UssdScreen {
       if (view.kind !== "diagnosis") return this.result(view);
-      const items = (heading: string, list: string[]): ScreenLine[] =>
+      const items = (title: string, list: string[]): ScreenLine[] =>
         list.length
-          ? [{ text: `${heading}:`, heading: true }, ...list.map((item) => ({ text: `- ${item}` }))]
+          ? [
+              { text: say("heading", { title }), heading: true },
+              ...list.map((item) => ({ text: `- ${item}` })),
+            ]
           : [];
       const pages = paginate(
         [
