@@ -54,6 +54,8 @@ export interface Harness {
   adapters: Map<string, Adapter>;
   /** Every log line the worker and the webhooks wrote, to check no secret leaks. */
   logs: string[];
+  /** Whether any job, in any state, is an inbound message with this text (tests mark bodies with one). */
+  queuedText(text: string): Promise<boolean>;
   /** The result an inbound photo job stored (its job data records it). */
   resultOf(jobId: string): Promise<StoredResult | undefined>;
   /** What a provider's channel can show, as the worker renders for it. */
@@ -143,6 +145,17 @@ export async function startHarness({
     adapters,
     logs,
     capabilities: (provider, channel) => adapters.get(provider)!.capabilities(channel),
+    async queuedText(text) {
+      const jobs = await queue.queue.getJobs([
+        "waiting",
+        "active",
+        "delayed",
+        "prioritized",
+        "completed",
+        "failed",
+      ]);
+      return jobs.some((job) => job.data.kind === "inbound" && job.data.message.text === text);
+    },
     async resultOf(jobId) {
       const data = (await queue.queue.getJob(jobId))?.data;
       return data?.kind === "inbound" && data.requestId ? store.get(data.requestId) : undefined;
