@@ -66,3 +66,55 @@ export const COMPLETED_JOB_TTL_S = 24 * 3600;
  * kept: digits, one key on any keypad and the same in every language; the texts name them from here.
  */
 export const FARMER_REPLIES = { helped: "1", wrong: "2", refusePhotos: "9" } as const;
+
+const seconds = (ms: number) => (ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`);
+
+/** The table of docs/channels.md ("Limits"), written from the values above by `npm run docs:limits`. */
+export function channelLimitsTable(): string {
+  const rows: [string, string, string][] = [
+    [
+      "SMS reply",
+      `${SMS_MAX_SEGMENTS} segments`,
+      `GSM-7 ${SMS_SEGMENT["GSM-7"].single} characters, or ${SMS_SEGMENT["GSM-7"].multi} per segment of a longer one; UCS-2 ${SMS_SEGMENT["UCS-2"].single}, or ${SMS_SEGMENT["UCS-2"].multi}`,
+    ],
+    [
+      "USSD screen",
+      `${USSD_SCREEN["GSM-7"]} GSM-7 / ${USSD_SCREEN["UCS-2"]} UCS-2`,
+      "characters of one screen (160 octets), options included",
+    ],
+    ["Telegram message", `${CHAT_MESSAGE_CHARS.telegram} characters`, "sendMessage's limit"],
+    ["WhatsApp message", `${CHAT_MESSAGE_CHARS.whatsapp} characters`, "Twilio's limit for a WhatsApp body"],
+    ["“very likely”", `≥ ${CONFIDENCE_BANDS.veryLikely}`, "calibrated probability of the named disease"],
+    ["“likely”", `≥ ${CONFIDENCE_BANDS.likely}`, "below: “possibly”"],
+    [
+      "“photo received”",
+      `after ${seconds(RECEIVED_NOTICE_AFTER_MS)}`,
+      "without an answer, on channels without typing",
+    ],
+    ["“typing”", `every ${seconds(TYPING_REFRESH_MS)}`, "renewed while a photo is diagnosed (Telegram)"],
+    [
+      "tries of a failed job",
+      `${JOB_ATTEMPTS}`,
+      `waiting ${RETRY_DELAYS_MS.map(seconds).join(", ")} between them`,
+    ],
+    ["a farmer's next job", `every ${seconds(TURN_RECHECK_MS)}`, "looks whether its turn came (else woken)"],
+    ["photo", `${MAX_MEDIA_BYTES / 1024 / 1024} MB`, "the largest downloaded"],
+    ["provider call", `${seconds(PROVIDER_TIMEOUT_MS)}`, "a download or an API call abandoned after"],
+    [
+      "provider's Retry-After",
+      `${seconds(DEFAULT_RETRY_AFTER_MS)} to ${seconds(MAX_RETRY_AFTER_MS)}`,
+      "the pause of the whole queue after a 429",
+    ],
+    ["completed jobs", `${COMPLETED_JOB_TTL_S / 3600} h`, "kept, so a webhook delivered again is run once"],
+    [
+      "farmers' replies",
+      `${FARMER_REPLIES.helped} / ${FARMER_REPLIES.wrong} / ${FARMER_REPLIES.refusePhotos}`,
+      "it helped / it is wrong / do not keep my photos (where there are no buttons)",
+    ],
+  ];
+  return [
+    "| limit | value | meaning |",
+    "|---|---|---|",
+    ...rows.map(([name, value, meaning]) => `| ${name} | ${value} | ${meaning} |`),
+  ].join("\n");
+}

@@ -19,7 +19,10 @@ export interface Recorded {
 export interface ProviderStandIn {
   baseUrl: string;
   requests: Recorded[];
-  /** Served at GET /media/<name> (Twilio media) and /file/bot<token>/photos/<name> (Telegram files). */
+  /**
+   * Served at GET /2010-04-01/Accounts/<sid>/Messages/<sid>/Media/<name> (Twilio's media URLs; /media/<name>
+   * too) and /file/bot<token>/photos/<name> (Telegram files).
+   */
   media: Map<string, Buffer>;
   /**
    * Answers the next `count` sends of a provider with an HTTP error. A 429 names its wait as the provider
@@ -88,6 +91,7 @@ export async function startProviderStandIn(): Promise<ProviderStandIn> {
 
     const mediaName =
       url.pathname.match(/^\/media\/(.+)$/)?.[1] ??
+      url.pathname.match(/^\/2010-04-01\/Accounts\/[^/]+\/Messages\/[^/]+\/Media\/(.+)$/)?.[1] ??
       url.pathname.match(/^\/file\/bot[^/]+\/photos\/(.+)$/)?.[1];
     if (req.method === "GET" && mediaName) {
       requests.push(record);
