@@ -63,10 +63,12 @@ abstract class Farmer implements Conversation {
     return this.received();
   }
 
-  /** Waits until `count` replies in all have arrived. */
-  async untilReplies(count: number, timeoutMs = 60_000) {
-    await until(() => this.received().length >= count, `${this.title}: ${count} replies`, timeoutMs);
-    return this.received();
+  /** Waits for the first reply since the farmer's latest message that matches, and returns it. */
+  async reply(matching: RegExp, timeoutMs = 60_000): Promise<Send> {
+    const since = this.sent.at(-1)?.at ?? 0;
+    const find = () => this.received().find((r) => r.at >= since && matching.test(r.text));
+    await until(() => find() !== undefined, `${this.title}: a reply matching ${matching}`, timeoutMs);
+    return find()!;
   }
 
   turns(): Turn[] {
