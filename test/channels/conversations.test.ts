@@ -128,6 +128,8 @@ describe.skipIf(!HAVE_DATASETS && !process.env.CI)("conversations", () => {
     lateBlightCode = codeIn(answer.text)!;
     expect(amina.turns().some((t) => t.who === "typing")).toBe(true);
 
+    // The expert loop asks whether it helped (in French) before she switches to Swahili.
+    await amina.reply(/^Cela vous a-t-il aidé \?/);
     amina.expect("sw");
     await amina.press("Kiswahili");
     const again = await amina.reply(
