@@ -2,6 +2,7 @@
 // at a real listening server, with the real model loaded in a worker and the providers' APIs on loopback.
 // Reports webhook latency p50/p99 and end-to-end jobs/s. Bounded: BENCH_MESSAGES (default 1000) messages,
 // BENCH_TIMEOUT_S (default 300) seconds of waiting for the jobs.
+import { createHash } from "node:crypto";
 import path from "node:path";
 import Fastify from "fastify";
 import { Redis } from "ioredis";
@@ -95,7 +96,8 @@ function webhook(i: number): { url: string; init: RequestInit } {
   const photo = `leaf${i % photos.length}`;
   if (i % 2 === 0) {
     const form: Record<string, string> = {
-      MessageSid: `MM${tag.replace(/\W/g, "")}${i}`,
+      // Twilio's shape: MM and 32 hex digits (the webhook's schema takes nothing else).
+      MessageSid: `MM${createHash("md5").update(`${tag}-${i}`).digest("hex")}`,
       AccountSid: config.twilio.accountSid,
       From: `whatsapp:+2547${String(10_000_000 + i).slice(-8)}`,
       To: `whatsapp:${config.twilio.whatsappFrom}`,

@@ -55,3 +55,23 @@ export function deferDelivery(
     .header("Retry-After", REDELIVERY_SECONDS)
     .send({ detail: "Temporarily unavailable: deliver this webhook again later", request_id: request.id });
 }
+
+/**
+ * A webhook's message queued and the webhook acknowledged; with Redis unavailable, 503 (deferDelivery), for a
+ * provider that delivers it again (Telegram always, Twilio with connection overrides).
+ */
+export async function enqueueOrDefer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  provider: string,
+  enqueue: () => Promise<void>,
+  acknowledge: (reply: FastifyReply) => FastifyReply,
+): Promise<FastifyReply> {
+  try {
+    await enqueue();
+  } catch (error) {
+    if (error instanceof ChannelsUnavailableError) return deferDelivery(request, reply, provider, error);
+    throw error;
+  }
+  return acknowledge(reply);
+}

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { WebhookContext } from "../core/provider.js";
-import { ChannelsUnavailableError, deferDelivery } from "../core/redis-gate.js";
+import { enqueueOrDefer } from "../core/redis-gate.js";
 import { sameSecret } from "../core/secret.js";
 import type { InboundMessage } from "../core/types.js";
 import {
@@ -97,14 +97,8 @@ export const telegramWebhook: FastifyPluginAsyncTypebox<TelegramWebhookOptions> 
       if (request.validationError)
         return ignoreMalformed(request, reply, TELEGRAM, ok, request.validationError.message);
       const message = parseTelegramUpdate(request.body);
-      try {
-        if (message) await options.enqueue(message);
-      } catch (error) {
-        // Telegram delivers an update again until it gets a 2xx.
-        if (error instanceof ChannelsUnavailableError) return deferDelivery(request, reply, TELEGRAM, error);
-        throw error;
-      }
-      return ok(reply);
+      // Telegram delivers an update again until it gets a 2xx: one we do not act on is acknowledged too.
+      return enqueueOrDefer(request, reply, TELEGRAM, async () => message && options.enqueue(message), ok);
     },
   );
 };

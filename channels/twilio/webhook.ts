@@ -2,7 +2,7 @@ import formbody from "@fastify/formbody";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import twilio from "twilio";
 import type { WebhookContext } from "../core/provider.js";
-import { ChannelsUnavailableError, deferDelivery } from "../core/redis-gate.js";
+import { enqueueOrDefer } from "../core/redis-gate.js";
 import type { InboundMessage } from "../core/types.js";
 import { type Acknowledge, ignoreMalformed, WEBHOOK_ROUTE_CONFIG } from "../core/webhook-route.js";
 import { TWILIO, twilioFarmer } from "./farmer.js";
@@ -78,14 +78,14 @@ export const twilioWebhook: FastifyPluginAsyncTypebox<TwilioWebhookOptions> = as
     async (request, reply) => {
       if (request.validationError)
         return ignoreMalformed(request, reply, TWILIO, ok, request.validationError.message);
-      try {
-        await options.enqueue(parseTwilioInbound(request.body));
-      } catch (error) {
-        // Twilio delivers it again when the webhook URL asks it to (docs/channels.md, "Redis down").
-        if (error instanceof ChannelsUnavailableError) return deferDelivery(request, reply, TWILIO, error);
-        throw error;
-      }
-      return ok(reply);
+      // Twilio delivers it again when the webhook URL asks it to (docs/channels.md, "Redis down").
+      return enqueueOrDefer(
+        request,
+        reply,
+        TWILIO,
+        () => options.enqueue(parseTwilioInbound(request.body)),
+        ok,
+      );
     },
   );
 };

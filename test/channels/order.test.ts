@@ -6,50 +6,21 @@ import { inboundJobId } from "../../channels/core/queue.js";
 import { createTexts } from "../../channels/core/render/texts.js";
 import { RECEIVED_NOTICE_AFTER_MS } from "../../channels/limits.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
+import { TelegramFarmer, TwilioFarmer } from "./support/conversation.js";
 import { FixedDiagnoserDouble } from "./support/doubles.js";
 import { resultFixture } from "./support/fixtures.js";
 import { type Harness, startHarness, TEST_CONFIG } from "./support/harness.js";
 import type { Recorded } from "./support/providers.js";
 import { until } from "./support/wait.js";
-import { postTelegram, postTwilio } from "./support/webhooks.js";
 
 const texts = createTexts();
 const double = new FixedDiagnoserDouble();
 let h: Harness;
-let updateId = 60_000;
-let sid = 0;
-
-function telegram(chat: number, message: object) {
-  return postTelegram(h.app, {
-    update_id: ++updateId,
-    message: {
-      message_id: updateId,
-      from: { id: chat, is_bot: false, first_name: "Amina", language_code: "fr" },
-      chat: { id: chat, type: "private" },
-      date: 1_763_892_000,
-      ...message,
-    },
-  });
-}
-const photo = (fileId: string) => ({
-  photo: [{ file_id: fileId, file_unique_id: fileId, file_size: 40_000, width: 640, height: 480 }],
-});
-
-function whatsapp(from: string, fields: Record<string, string>) {
-  const form: Record<string, string> = {
-    MessageSid: `MM${String(++sid).padStart(32, "3")}`,
-    AccountSid: TEST_CONFIG.twilio.accountSid,
-    From: `whatsapp:${from}`,
-    To: `whatsapp:${TEST_CONFIG.twilio.whatsappFrom}`,
-    Body: "",
-    NumMedia: "0",
-    ...fields,
-  };
-  return postTwilio(h.app, form);
-}
 
 const toChat = (chat: number) => (r: Recorded) => r.body.chat_id === String(chat);
 const toPhone = (phone: string) => (r: Recorded) => r.body.To === `whatsapp:${phone}`;
+const telegramFarmer = (chat: number) => new TelegramFarmer(h, `farmer ${chat}`, "", chat, "fr", "fr");
+const whatsappFarmer = (phone: string) => new TwilioFarmer(h, phone, "", phone, true, "fr");
 
 beforeAll(async () => {
   h = await startHarness({ name: "order", diagnoser: double, knowledge: await createKnowledge() });
@@ -63,70 +34,51 @@ afterAll(async () => {
 
 describe("one farmer's messages are answered in the order they came", () => {
   it("also when the answer to the first one fails and is retried; other farmers do not wait", async () => {
-    const amina = 880_001;
+    const amina = telegramFarmer(880_001);
     const release = h.standIn.holdMedia("held");
-    expect((await telegram(amina, photo("held"))).statusCode).toBe(200);
+    await amina.photo("held", "a leaf");
     await until(
       () => h.standIn.requests.some((r) => r.path.endsWith("/photos/held")),
       "the photo's download",
     );
-    expect((await telegram(amina, { text: "aide" })).statusCode).toBe(200);
-    const help = inboundJobId({ provider: "telegram", messageId: String(updateId) });
+    await amina.text("aide");
+    const help = amina.lastJobId();
     await until(
       async () => (await h.queue.queue.getJobState(help)) === "delayed",
       "the help waiting its turn",
     );
 
     // Another farmer is answered meanwhile.
-    expect((await telegram(880_002, { text: "aide" })).statusCode).toBe(200);
-    await until(() => h.standIn.sends("telegram").some(toChat(880_002)), "the other farmer's answer");
-    expect(h.standIn.sends("telegram").filter(toChat(amina))).toHaveLength(0);
+    const other = telegramFarmer(880_002);
+    await other.text("aide");
+    await other.reply(/^Envoyez une photo nette/);
+    expect(amina.replies()).toHaveLength(0);
 
     // The photo's answer is refused once (Telegram down for a moment), then retried.
     h.standIn.failNext("telegram", 1, 502);
     release();
-    await until(
-      () => h.standIn.sends("telegram").filter(toChat(amina)).length === 3,
-      "all of Amina's replies",
-      30_000,
-    );
-    const [refused, answer, reply] = h.standIn.sends("telegram").filter(toChat(amina));
-    expect(refused!.failedWith).toBe(502);
-    expect(String(answer!.body.text)).toContain(createTexts()("fr", "code_line", { code: "" }).trim());
-    expect(String(reply!.body.text)).toBe(texts("fr", "help"));
-    expect(answer!.at).toBeLessThan(reply!.at);
+    await amina.reply(/^Envoyez une photo nette/, 30_000);
+    const sent = h.standIn.sends("telegram").filter(toChat(880_001));
+    expect(sent.map((r) => r.failedWith)).toEqual([502, undefined, undefined]);
+    expect(String(sent[1]!.body.text)).toContain(texts("fr", "code_line", { code: "" }).trim());
+    expect(sent[2]!.body.text).toBe(texts("fr", "help"));
     expect(h.logs.join("\n")).toContain("job attempt failed, will retry");
   }, 40_000);
 });
 
 describe("a farmer is never left in silence", () => {
   it("WhatsApp: 'photo received' once the answer takes longer than a few seconds, then the answer", async () => {
-    const farmer = "+2250700000101";
+    const awa = whatsappFarmer("+2250700000101");
     const release = h.standIn.holdMedia("slow");
     const posted = Date.now();
-    expect(
-      (
-        await whatsapp(farmer, {
-          NumMedia: "1",
-          MediaContentType0: "image/jpeg",
-          MediaUrl0: `${h.standIn.baseUrl}/media/slow`,
-        })
-      ).statusCode,
-    ).toBe(200);
-    await until(
-      () => h.standIn.sends("twilio").some(toPhone(farmer)),
-      "the notice",
-      RECEIVED_NOTICE_AFTER_MS + 5_000,
-    );
-    const [notice] = h.standIn.sends("twilio").filter(toPhone(farmer));
-    expect(notice!.body.Body).toBe(texts("fr", "received"));
-    expect(notice!.at - posted).toBeGreaterThanOrEqual(RECEIVED_NOTICE_AFTER_MS - 50);
-    expect(notice!.at - posted).toBeLessThan(RECEIVED_NOTICE_AFTER_MS + 2_000);
+    await awa.photo("slow", "a leaf");
+    const notice = await awa.reply(/^Photo reçue/, RECEIVED_NOTICE_AFTER_MS + 5_000);
+    expect(notice.text).toBe(texts("fr", "received"));
+    expect(notice.at - posted).toBeGreaterThanOrEqual(RECEIVED_NOTICE_AFTER_MS - 50);
+    expect(notice.at - posted).toBeLessThan(RECEIVED_NOTICE_AFTER_MS + 2_000);
     release();
-    await until(() => h.standIn.sends("twilio").filter(toPhone(farmer)).length === 2, "the answer");
-    expect(String(h.standIn.sends("twilio").filter(toPhone(farmer))[1]!.body.Body)).toContain(
-      texts("fr", "code_line", { code: "" }).trim(),
-    );
+    await awa.reply(new RegExp(texts("fr", "code_line", { code: "" }).trim()));
+    expect(awa.replies().map((r) => r.text)[0]).toBe(notice.text);
   }, 30_000);
 
   it("a photo that cannot be fetched: told at the first failure, asked to resend at the last, logged", async () => {
@@ -171,32 +123,25 @@ describe("a farmer is never left in silence", () => {
 describe("captions", () => {
   it("a caption reaches the diagnosis as its description; a language's name in it sets the language", async () => {
     const chat = 880_010;
+    const farmer = telegramFarmer(chat);
     h.standIn.media.set("captioned", Buffer.from("jpeg"));
-    await telegram(chat, { ...photo("captioned"), caption: "leaves have brown rings, started after rain" });
-    await until(() => h.standIn.sends("telegram").some(toChat(chat)), "the first answer");
+    await farmer.photo("captioned", "a leaf", "leaves have brown rings, started after rain");
+    await farmer.reply(/Code du résultat/);
     expect(double.contexts.at(-1)).toMatchObject({
       language: "fr",
       description: "leaves have brown rings, started after rain",
     });
 
-    await telegram(chat, { ...photo("captioned"), caption: "Kiswahili" });
-    await until(() => h.standIn.sends("telegram").filter(toChat(chat)).length === 2, "the second answer");
+    await farmer.photo("captioned", "a leaf", "Kiswahili");
+    await farmer.reply(/Namba ya matokeo/);
     expect(double.contexts.at(-1)?.language).toBe("sw");
     expect(double.contexts.at(-1)?.description).toBeUndefined();
-    expect(String(h.standIn.sends("telegram").filter(toChat(chat))[1]!.body.text)).toContain(
-      "Namba ya matokeo",
-    );
     expect(await h.languages.resolve(`tg:${chat}`, { tag: "fr" })).toBe("sw");
 
-    const farmer = "+2250700000103";
+    const maria = whatsappFarmer("+2250700000103");
     h.standIn.media.set("wa-captioned", Buffer.from("jpeg"));
-    await whatsapp(farmer, {
-      Body: "Español: manchas marrones en las hojas",
-      NumMedia: "1",
-      MediaContentType0: "image/jpeg",
-      MediaUrl0: `${h.standIn.baseUrl}/media/wa-captioned`,
-    });
-    await until(() => h.standIn.sends("twilio").some(toPhone(farmer)), "the WhatsApp answer");
+    await maria.photo("wa-captioned", "a leaf", "Español: manchas marrones en las hojas");
+    await maria.reply(/Código del resultado/);
     expect(double.contexts.at(-1)).toMatchObject({
       language: "es",
       description: "manchas marrones en las hojas",

@@ -194,6 +194,18 @@ describe("answers that are not a named disease", () => {
     expect(renderer.result(viewOf(notPlant, "en", kb), "en", SMS)).toBe(t("en", "not_plant"));
   });
 
+  it("a healthy plant whose crop the texts do not know is still named in the reader's words", () => {
+    const healthy = stored({
+      outcome: "healthy",
+      crop_health: "healthy",
+      diagnoses: [],
+      candidates: [{ id: "cassava__healthy", name: "Healthy cassava", confidence: 0.95 }],
+    });
+    expect(renderer.result(viewOf(healthy, "fr", kb), "fr", SMS)).toMatch(
+      /^Plante saine \(très probable\)\. /,
+    );
+  });
+
   it("a class the knowledge base does not know is shown as unsure, never in another language", () => {
     const newer = stored();
     newer.result.diagnoses[0]!.id = "cassava__mosaic";

@@ -31,7 +31,7 @@ export function statusParts(
       return { sentences: say("no_model") };
     case "healthy":
       return {
-        ...(view.name ? { headline: headline(view.name, view.band, language, t) } : {}),
+        headline: headline(view.name ?? t(language, "healthy_name"), view.band, language, t),
         sentences: say("healthy"),
       };
     case "unsure":

@@ -1,11 +1,12 @@
 // Farmers talking to the service as each provider delivers them: real webhook payloads with the providers'
 // own authentication (Twilio's signature, Telegram's secret header, Africa's Talking's path token), and a
 // record of everything each farmer sent and received (from the providers' stand-ins), in order.
-import twilio from "twilio";
+import { inboundJobId } from "../../../channels/core/queue.js";
 import type { Language } from "../../../src/diagnosis/types.js";
-import { type Harness, PUBLIC_BASE_URL, TEST_CONFIG } from "./harness.js";
+import { type Harness, TEST_CONFIG } from "./harness.js";
 import type { Recorded } from "./providers.js";
 import { until } from "./wait.js";
+import { postTelegram, postTwilio } from "./webhooks.js";
 
 /** One line of a conversation, as the transcript shows it. */
 export type Turn =
@@ -108,6 +109,11 @@ export class TelegramFarmer extends Farmer {
 
   private mine = (r: Recorded) => r.body.chat_id === String(this.chat) && r.failedWith === undefined;
 
+  /** The queue's job for this farmer's latest update. */
+  lastJobId(): string {
+    return inboundJobId({ provider: "telegram", messageId: String(TelegramFarmer.updates) });
+  }
+
   protected all(): Send[] {
     return this.h.standIn
       .sends("telegram")
@@ -129,15 +135,7 @@ export class TelegramFarmer extends Farmer {
   }
 
   private async post(update: object) {
-    const res = await this.h.app.inject({
-      method: "POST",
-      url: "/channels/telegram",
-      headers: {
-        "content-type": "application/json",
-        "x-telegram-bot-api-secret-token": TEST_CONFIG.telegram.webhookSecret,
-      },
-      payload: JSON.stringify({ update_id: ++TelegramFarmer.updates, ...update }),
-    });
+    const res = await postTelegram(this.h.app, { update_id: ++TelegramFarmer.updates, ...update });
     if (res.statusCode !== 200) throw new Error(`telegram webhook answered ${res.statusCode}`);
   }
 
@@ -233,9 +231,17 @@ export class TwilioFarmer extends Farmer {
       .map((r) => ({ at: r.at, text: String(r.body.Body) }));
   }
 
+  private lastSid = "";
+
+  /** The queue's job for this farmer's latest message. */
+  lastJobId(): string {
+    return inboundJobId({ provider: "twilio", messageId: this.lastSid });
+  }
+
   private async post(fields: Record<string, string>) {
     const prefix = this.whatsapp ? "whatsapp:" : "";
     const sid = `${fields.NumMedia === "1" ? "MM" : "SM"}${String(++TwilioFarmer.sids).padStart(32, "c")}`;
+    this.lastSid = sid;
     const form: Record<string, string> = {
       MessageSid: sid,
       SmsMessageSid: sid,
@@ -249,17 +255,7 @@ export class TwilioFarmer extends Farmer {
       ...(this.whatsapp ? { ProfileName: this.title, WaId: this.phone.slice(1) } : {}),
       ...fields,
     };
-    const signature = twilio.getExpectedTwilioSignature(
-      TEST_CONFIG.twilio.authToken,
-      `${PUBLIC_BASE_URL}/channels/twilio`,
-      form,
-    );
-    const res = await this.h.app.inject({
-      method: "POST",
-      url: "/channels/twilio",
-      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
-      payload: new URLSearchParams(form).toString(),
-    });
+    const res = await postTwilio(this.h.app, form);
     if (res.statusCode !== 200) throw new Error(`twilio webhook answered ${res.statusCode}`);
   }
 
