@@ -11,6 +11,8 @@ export type Target = Pick<Reply, "provider" | "channel" | "to" | "from">;
 /** Answers one farmer in one language, rendered for what their channel can show. */
 export interface Conversation {
   readonly language: Language;
+  /** The provider's channel (whatsapp, sms...): for logs, which must not name the farmer. */
+  readonly channel: string;
   readonly capabilities: Capabilities;
   say(key: string, vars?: Record<string, string | number>, buttons?: Button[][]): Promise<void>;
   /**
@@ -31,6 +33,7 @@ export function conversation(
     adapter.send({ ...target, text, ...(buttons && capabilities.buttons ? { buttons } : {}) });
   return {
     language,
+    channel: target.channel,
     capabilities,
     say: (key, vars, buttons) => send(deps.renderer.text(language, capabilities, key, vars), buttons),
     result(stored, part = "summary") {

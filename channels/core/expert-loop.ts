@@ -93,10 +93,7 @@ export async function refusePhotos(
   deps: Pick<HandlerDeps, "records" | "logger">,
 ) {
   await deps.records.consent.set(owner, "refused");
-  deps.logger.info(
-    { owner: owner.startsWith("tg:") ? "telegram" : "phone" },
-    "farmer refused keeping photos",
-  );
+  deps.logger.info({ channel: talk.channel }, "farmer refused keeping photos");
   return talk.say("consent_refused");
 }
 

@@ -1,4 +1,5 @@
 import type { Routing } from "../../src/results/types.js";
+import { ROUTING_CHANNELS } from "../../src/schemas/user-data.js";
 import type { ChannelConfig, ChannelProvider } from "./provider.js";
 import { type Adapter, PermanentJobError } from "./types.js";
 
@@ -49,8 +50,7 @@ export function deliverableChannels(
   config: ChannelConfig,
 ): Set<Routing["channel"]> {
   const channels = new Set<Routing["channel"]>();
-  for (const channel of ["sms", "whatsapp", "telegram"] as const)
-    if (routeFor({ channel }, providers, config)) channels.add(channel);
+  for (const channel of ROUTING_CHANNELS) if (routeFor({ channel }, providers, config)) channels.add(channel);
   return channels;
 }
 

@@ -60,7 +60,9 @@ export interface Reply {
  * answered in the webhook itself, with screens: render/ussd.ts.)
  */
 export interface Capabilities {
-  text: { kind: "sms"; maxSegments: number } | { kind: "chat"; style: "html" | "whatsapp"; maxChars: number };
+  text:
+    | { kind: "sms"; maxSegments: number }
+    | { kind: "chat"; style: "html" | "asterisks"; maxChars: number };
   /** Inline buttons under a message. */
   buttons: boolean;
   /** A "typing" indicator while a photo is diagnosed (else a "photo received" notice when it takes long). */

@@ -36,7 +36,7 @@ export interface WorkerDeps extends HandlerDeps {
 const FINISHED = new Set(["completed", "failed", "unknown"]);
 
 /** The wait before attempt `attemptsMade + 1` (limits.ts RETRY_DELAYS_MS). */
-export function retryDelay(attemptsMade: number): number {
+function retryDelay(attemptsMade: number): number {
   return RETRY_DELAYS_MS[Math.min(attemptsMade, RETRY_DELAYS_MS.length) - 1] ?? RETRY_DELAYS_MS[0];
 }
 

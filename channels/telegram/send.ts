@@ -14,7 +14,7 @@ import {
 import { CHAT_MESSAGE_CHARS, MAX_MEDIA_BYTES } from "../limits.js";
 import { TELEGRAM } from "./farmer.js";
 
-export const TELEGRAM_CAPABILITIES: Capabilities = {
+const TELEGRAM_CAPABILITIES: Capabilities = {
   text: { kind: "chat", style: "html", maxChars: CHAT_MESSAGE_CHARS.telegram },
   buttons: true,
   typing: true,

@@ -17,7 +17,7 @@ import { TwilioHttpClient } from "./http-client.js";
 // (the handset that sent a photo reads the answer as a text). No buttons: WhatsApp's need approved templates.
 const CAPABILITIES: Record<string, Capabilities> = {
   whatsapp: {
-    text: { kind: "chat", style: "whatsapp", maxChars: CHAT_MESSAGE_CHARS.whatsapp },
+    text: { kind: "chat", style: "asterisks", maxChars: CHAT_MESSAGE_CHARS.whatsapp },
     buttons: false,
     typing: false,
     media: true,
@@ -25,7 +25,7 @@ const CAPABILITIES: Record<string, Capabilities> = {
   sms: { text: { kind: "sms", maxSegments: SMS_MAX_SEGMENTS }, buttons: false, typing: false, media: true },
 };
 
-export function twilioCapabilities(channel: string): Capabilities {
+function twilioCapabilities(channel: string): Capabilities {
   return CAPABILITIES[channel] ?? CAPABILITIES.sms!;
 }
 

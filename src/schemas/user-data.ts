@@ -2,7 +2,8 @@ import { type FieldProblem, FieldValidationError } from "../http-errors.js";
 import type { Routing } from "../results/types.js";
 import { USER_DATA_MAX_BYTES } from "./request.js";
 
-const CHANNELS = ["sms", "whatsapp", "telegram"] as const;
+/** The routing channels `user_data` may name (design.md): the channels' providers say which they serve. */
+export const ROUTING_CHANNELS = ["sms", "whatsapp", "telegram"] as const;
 const E164 = /^\+[1-9]\d{6,14}$/;
 // Telegram chat ids are integers (negative for groups), up to 52 bits.
 const CHAT_ID = /^-?\d{1,16}$/;
@@ -32,10 +33,10 @@ export function parseUserData(raw: string | undefined): Routing | undefined {
   const problems: FieldProblem[] = [];
   const loc = (key: string) => ["body", "user_data", key];
 
-  if (channel !== undefined && !CHANNELS.includes(channel as (typeof CHANNELS)[number])) {
+  if (channel !== undefined && !ROUTING_CHANNELS.includes(channel as (typeof ROUTING_CHANNELS)[number])) {
     problems.push({
       loc: loc("channel"),
-      msg: `Input should be ${CHANNELS.map((c) => `'${c}'`).join(", ")}`,
+      msg: `Input should be ${ROUTING_CHANNELS.map((c) => `'${c}'`).join(", ")}`,
       type: "enum",
     });
   }

@@ -28,7 +28,7 @@ const SMS: Capabilities = {
   media: true,
 };
 const WHATSAPP: Capabilities = {
-  text: { kind: "chat", style: "whatsapp", maxChars: CHAT_MESSAGE_CHARS.whatsapp },
+  text: { kind: "chat", style: "asterisks", maxChars: CHAT_MESSAGE_CHARS.whatsapp },
   buttons: false,
   typing: false,
   media: true,
@@ -243,7 +243,7 @@ describe("chat rendering", () => {
   });
 
   it("stays under Twilio's 1600 for WhatsApp, name and likelihood in bold", () => {
-    const text = renderChat(viewOf(stored(), "fr", wordy), "fr", t, "whatsapp", CHAT_MESSAGE_CHARS.whatsapp);
+    const text = renderChat(viewOf(stored(), "fr", wordy), "fr", t, "asterisks", CHAT_MESSAGE_CHARS.whatsapp);
     expect(text.length).toBeLessThanOrEqual(CHAT_MESSAGE_CHARS.whatsapp);
     expect(text.startsWith("*Mildiou de la tomate (probable).*")).toBe(true);
   });

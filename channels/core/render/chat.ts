@@ -3,9 +3,10 @@ import { headline, officerSentences, statusParts } from "./parts.js";
 import type { Texts } from "./texts.js";
 import { isAnswer, type ResultView } from "./view.js";
 
-export type ChatStyle = "html" | "whatsapp";
+export type ChatStyle = "html" | "asterisks";
 
-// Telegram replies use parse_mode HTML (escaping three characters is all it needs); WhatsApp bolds *text*.
+// `html`: Telegram's parse_mode HTML (escaping three characters is all it needs); `asterisks`: *bold* as
+// WhatsApp shows it, nothing to escape.
 /** How a style marks bold and escapes text, and how its markup reads as plain text (the console's log). */
 export const STYLE: Record<
   ChatStyle,
@@ -21,7 +22,7 @@ export const STYLE: Record<
         .replace(/&gt;/g, ">")
         .replace(/&amp;/g, "&"),
   },
-  whatsapp: { bold: (s) => `*${s}*`, esc: (s) => s, plain: (s) => s },
+  asterisks: { bold: (s) => `*${s}*`, esc: (s) => s, plain: (s) => s },
 };
 
 export function renderChat(
