@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LIMITS, type Limit } from "./limits.js";
 import { createLogger } from "./logger.js";
+import { DEFAULT_INFERENCE_THREADS } from "./threads.js";
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -188,7 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseTrustProxy(r.str("TRUST_PROXY"), r.problems),
     publicBaseUrl: r.url("PUBLIC_BASE_URL", ["http:", "https:"]),
     modelPath: path.resolve(ROOT_DIR, r.str("MODEL_PATH") ?? "models/disease-classifier.onnx"),
-    inferenceThreads: r.int("INFERENCE_THREADS", 1, 1, 64),
+    inferenceThreads: r.int("INFERENCE_THREADS", DEFAULT_INFERENCE_THREADS, 1, 64),
     rateLimits: {
       diagnosis: r.int("RATE_LIMIT_DIAGNOSIS", 30, 1, 100_000),
       health: r.int("RATE_LIMIT_HEALTH", 100, 1, 100_000),

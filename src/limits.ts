@@ -94,8 +94,12 @@ export const RESULTS_PER_OWNER = 50;
 /** Messages kept per farmer in the delivery log the console shows. */
 export const SENT_LOG_ENTRIES = 100;
 
-/** Stored photos are re-encoded as JPEG with at most this many pixels on the long side. */
-export const PHOTO_MAX_SIDE = 1024;
+/**
+ * Stored photos are re-encoded as JPEG with at most this many pixels on the long side. 1000, not 1024: a
+ * 4000-pixel phone photo then shrinks by 4 while it is decoded (libjpeg's scaled IDCT) instead of by 2, which
+ * takes a quarter of the memory (3 MB instead of 9 MB per photo in flight) and less CPU.
+ */
+export const PHOTO_MAX_SIDE = 1000;
 export const PHOTO_JPEG_QUALITY = 82;
 /** Photos held in memory when the service runs without Redis. */
 export const MEMORY_PHOTOS = 500;

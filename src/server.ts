@@ -1,3 +1,5 @@
+// First: sizes libuv's thread pool before anything starts it.
+import "./threadpool.js";
 import closeWithGrace from "close-with-grace";
 import type { Redis } from "ioredis";
 import channelsPlugin from "../channels/core/plugin.js";
@@ -14,9 +16,11 @@ import { createRedis, untilReady } from "./redis.js";
 import { createRecords } from "./results/records.js";
 import { createResultSink } from "./results/sink.js";
 import { createStaffStore } from "./staff/accounts.js";
+import { configureImageDecoding } from "./threads.js";
 
 const config = readConfigOrExit();
 const logger = createLogger(config.logLevel);
+configureImageDecoding();
 
 /** Waits briefly for Redis so the first requests share limits; a Redis that is down only degrades /health. */
 async function connectRedis(url: string): Promise<Redis> {

@@ -1,4 +1,6 @@
 // `npm run worker`: runs channel jobs (photos in, replies out), apart from the API so each scales alone.
+// First: sizes libuv's thread pool before anything starts it.
+import "../../src/threadpool.js";
 import { readConfigOrExit, redisNamespaces } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
@@ -9,6 +11,7 @@ import { createRecords } from "../../src/results/records.js";
 import { awaitsOfficer } from "../../src/review/queue.js";
 import { PROVIDERS } from "../providers.js";
 import { createExpertLoop } from "./expert-loop.js";
+import { configureImageDecoding } from "../../src/threads.js";
 import { createLanguageMemory } from "./language.js";
 import { createChannelQueue } from "./queue.js";
 import { anyChannelConfigured, createAdapters, destinationOf, farmerKeys, routingOwner } from "./registry.js";
@@ -20,6 +23,7 @@ import { readWorkerSettings, type WorkerSettings } from "./worker-settings.js";
 const config = readConfigOrExit();
 const logger = createLogger(config.logLevel);
 logUncaught(logger);
+configureImageDecoding();
 if (!config.redisUrl || !anyChannelConfigured(PROVIDERS, config)) {
   logger.fatal("the worker needs REDIS_URL and at least one channel's credentials (see docs/channels.md)");
   process.exit(1);

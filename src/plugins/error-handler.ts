@@ -21,7 +21,7 @@ const errorHandler: FastifyPluginAsync = async (app) => {
       return reply.code(422).send({ detail: error.problems, request_id });
     }
     if (error instanceof BusyError) {
-      request.log.warn({ retryAfter: error.retryAfterSeconds }, "inference queue full");
+      request.log.warn({ retryAfter: error.retryAfterSeconds }, "busy: client told to retry later");
       return reply
         .code(503)
         .header("Retry-After", error.retryAfterSeconds)

@@ -61,7 +61,8 @@ export function createRecorder({ store, photos, reviews, outbreaks }: RecorderDe
       region,
       photo: photo !== undefined,
     });
-    if (photo) await photos.save(result.request_id, await preparePhoto(photo));
+    if (photo)
+      await photos.save(result.request_id, Buffer.isBuffer(photo) ? await preparePhoto(photo) : photo);
     const reason = reviewReason(result);
     if (reason) await reviews.add(stored, reason);
     const disease = result.outcome === "diagnosed" ? result.diagnoses[0]?.id : undefined;

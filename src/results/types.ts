@@ -1,4 +1,5 @@
 import type { DiagnosisResult, Language } from "../diagnosis/types.js";
+import type { StoredPhoto } from "./photos.js";
 
 /** Routing keys a partner may put in `user_data` (design.md) to have the result sent to the farmer. */
 export interface Routing {
@@ -100,7 +101,9 @@ export interface StoredResult extends ResultMeta {
 export interface Submission {
   language: Language;
   routing?: Routing;
-  photo?: Buffer;
+  /** The upload, or the photo already prepared for keeping (preparePhoto: the REST route does it in the
+   *  upload's turn, so that the CPU and memory it takes are bounded with the upload's own). */
+  photo?: Buffer | StoredPhoto;
   source: Source;
   client?: string;
   staff?: string;

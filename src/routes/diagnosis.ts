@@ -5,6 +5,7 @@ import type { DiagnosisContext } from "../diagnosis/types.js";
 import { ApiError } from "../http-errors.js";
 import { UPLOAD_WAIT_MS } from "../limits.js";
 import { readForm } from "../plugins/multipart.js";
+import { preparePhoto } from "../results/photos.js";
 import {
   BadRequestError,
   InternalError,
@@ -56,6 +57,8 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     await Promise.allSettled(pendingSinks);
   });
   const { uploadsInFlight, uploadsWaiting, idleTimeoutMs } = deps.config.limits;
+  /** Work an upload's turn waits for besides its answer. */
+  const turnWork = new WeakMap<FastifyRequest, Promise<unknown>[]>();
   const turns = createUploadTurns({
     inFlight: uploadsInFlight,
     waiting: uploadsWaiting,
@@ -83,7 +86,10 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       const socket = request.raw.socket;
       socket?.setTimeout?.(0);
       const endTurn = await turns.take();
-      reply.raw.once("close", endTurn);
+      const work: Promise<unknown>[] = [];
+      turnWork.set(request, work);
+      // The turn lasts until the answer is sent and the work started for it (the kept photo) is done.
+      reply.raw.once("close", () => void Promise.allSettled(work).then(endTurn));
       socket?.setTimeout?.(idleTimeoutMs);
       request.body = await readForm(request);
     },
@@ -110,17 +116,21 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
         detailLevel: form.detail_level,
         includeBbox: form.include_bbox,
       };
+      const sink = deps.resultSink;
+      // The photo is prepared for keeping beside the diagnosis (another core, when there is one), inside the
+      // upload's turn: its decode and the 10 MB upload it reads are bounded like the diagnosis's own.
+      const photo = sink ? preparePhoto(data) : undefined;
+      if (photo) turnWork.get(request)?.push(photo);
       const diagnosed = await deps.diagnoser.diagnose(data, context, request.id);
       // The contract ties body and header together; do not rely on the core to have copied the id.
       const result = { ...diagnosed, request_id: request.id };
 
-      const sink = deps.resultSink;
-      if (sink) {
-        const delivery = Promise.resolve()
-          .then(() =>
+      if (sink && photo) {
+        const delivery = photo
+          .then((prepared) =>
             sink(result, {
               language: form.language,
-              photo: data,
+              photo: prepared,
               source: "api",
               ...(routing ? { routing } : {}),
               ...(request.apiClient ? { client: request.apiClient.name } : {}),

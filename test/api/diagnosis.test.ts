@@ -27,6 +27,14 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
+/** The sink runs after the answer, once the photo is prepared for keeping: wait for its call for a request. */
+async function sunkFor(res: { json(): { request_id: string } }) {
+  const id = res.json().request_id;
+  const find = () => sunk.find((s) => s.result.request_id === id);
+  for (let i = 0; i < 400 && !find(); i++) await new Promise((r) => setTimeout(r, 5));
+  return find()!;
+}
+
 async function post(
   fields: Record<string, string>,
   file: Parameters<typeof multipartBody>[1] | null = { data: JPEG },
@@ -137,20 +145,17 @@ describe("POST /diagnosis/ success", () => {
       user_data: JSON.stringify({ channel: "sms", phone: "+254712345678", device: "x" }),
     });
     expect(res.statusCode).toBe(200);
-    await new Promise((r) => setImmediate(r));
-    const last = sunk.at(-1)!;
+    const last = await sunkFor(res);
     expect(last.result.request_id).toBe(res.json().request_id);
     expect(last.language).toBe("en");
     expect(last.routing).toEqual({ channel: "sms", phone: "+254712345678" });
   });
 
   it("routes telegram by chat_id (number or string) and passes no routing without a channel", async () => {
-    await post({ user_data: JSON.stringify({ channel: "telegram", chat_id: -1001234567 }) });
-    await new Promise((r) => setImmediate(r));
-    expect(sunk.at(-1)!.routing).toEqual({ channel: "telegram", chatId: "-1001234567" });
-    await post({ user_data: JSON.stringify({ device: "android", phone: "+33612345678" }) });
-    await new Promise((r) => setImmediate(r));
-    expect(sunk.at(-1)!.routing).toBeUndefined();
+    const telegram = await post({ user_data: JSON.stringify({ channel: "telegram", chat_id: -1001234567 }) });
+    expect((await sunkFor(telegram)).routing).toEqual({ channel: "telegram", chatId: "-1001234567" });
+    const none = await post({ user_data: JSON.stringify({ device: "android", phone: "+33612345678" }) });
+    expect((await sunkFor(none)).routing).toBeUndefined();
   });
 
   it("accepts user_data sent as an application/json part (parsed by the parser, validated the same)", async () => {
@@ -173,8 +178,7 @@ describe("POST /diagnosis/ success", () => {
       remoteAddress: nextIp(),
     });
     expect(res.statusCode).toBe(200);
-    await new Promise((r) => setImmediate(r));
-    expect(sunk.at(-1)!.routing).toEqual({ channel: "whatsapp", phone: "+254712345678" });
+    expect((await sunkFor(res)).routing).toEqual({ channel: "whatsapp", phone: "+254712345678" });
   });
 });
 

@@ -155,8 +155,8 @@ describe("the review queue", () => {
       model_outcome: "unsure",
     });
     const image = await sharp(path.join(dir, fields.file!)).metadata();
-    expect([image.width, image.height]).toEqual([1024, 768]);
-    expect([fields.width, fields.height]).toEqual(["1024", "768"]);
+    expect([image.width, image.height]).toEqual([1000, 750]);
+    expect([fields.width, fields.height]).toEqual(["1000", "750"]);
     await expect(exportDataset(records.examples, dir)).rejects.toThrow(/not empty/);
   });
 });

@@ -29,6 +29,9 @@ export interface PoolOptions {
  */
 export const BUSY_RETRY_SECONDS = 5;
 
+/** An idle HEIC thread ends after this long (the next HEIC starts one again, in well under a second). */
+export const HEIC_THREAD_IDLE_MS = 30_000;
+
 const workerUrl = new URL(`./worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url);
 
 // Under tsx or vitest this module is TypeScript; worker threads start as plain Node and need tsx's loader
@@ -46,23 +49,33 @@ function isQueueFull(error: unknown): boolean {
 
 export function createPool(options: PoolOptions): InferencePool {
   const maxQueue = options.maxQueue ?? options.threads * 32;
-  const start = (name: "infer" | "decodeHeif", threads: number, workerData: WorkerData) =>
+  const start = (
+    name: "infer" | "decodeHeif",
+    threads: { min: number; max: number; idleMs: number },
+    workerData: WorkerData,
+  ) =>
     new Piscina({
       filename: workerUrl.href,
       // The worker has named exports only; piscina loads a worker's default task on start-up, so name one.
       name,
-      minThreads: threads,
-      maxThreads: threads,
+      minThreads: threads.min,
+      maxThreads: threads.max,
       // A bounded queue: past it, callers are told to come back later instead of piling up memory and latency.
       maxQueue,
-      idleTimeout: Number.POSITIVE_INFINITY,
+      idleTimeout: threads.idleMs,
       execArgv: workerExecArgv(),
       workerData,
     });
-  const inference = start("infer", options.threads, { modelPath: options.modelPath });
+  const inference = start(
+    "infer",
+    { min: options.threads, max: options.threads, idleMs: Number.POSITIVE_INFINITY },
+    { modelPath: options.modelPath },
+  );
   // HEIC decoding has a thread of its own: a HEIC without a thumbnail takes about two seconds of WebAssembly, and
   // on the inference threads every photo queued behind it would wait as long. Its worker never loads the model.
-  const decoding = start("decodeHeif", 1, { modelPath: null });
+  // It starts with the first HEIC and ends after a while without one: a thread costs ~35 MB, and WebAssembly
+  // memory never shrinks (one 12 MP decode leaves ~100 MB behind), so an idle service gives it all back.
+  const decoding = start("decodeHeif", { min: 0, max: 1, idleMs: HEIC_THREAD_IDLE_MS }, { modelPath: null });
   async function run(pool: Piscina, task: object, name: "infer" | "decodeHeif"): Promise<unknown> {
     try {
       return await pool.run(task, { name });
