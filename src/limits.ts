@@ -63,7 +63,7 @@ export const UPLOAD_WAIT_MS = 10_000;
  * How long a provider webhook waits on Redis before it answers "busy": providers give up after a few seconds
  * (a USSD gateway sooner), so every webhook answers within a second even with Redis down.
  */
-export const WEBHOOK_REDIS_BUDGET_MS = 800;
+export const WEBHOOK_REDIS_BUDGET_MS = 500;
 
 /** Seconds a provider that honours Retry-After is asked to wait before delivering a webhook again. */
 export const REDELIVERY_SECONDS = 30;

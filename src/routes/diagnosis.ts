@@ -116,12 +116,13 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
         detailLevel: form.detail_level,
         includeBbox: form.include_bbox,
       };
+      const diagnosed = await deps.diagnoser.diagnose(data, context, request.id);
       const sink = deps.resultSink;
-      // The photo is prepared for keeping beside the diagnosis (another core, when there is one), inside the
-      // upload's turn: its decode and the 10 MB upload it reads are bounded like the diagnosis's own.
+      // The photo is prepared for keeping once the diagnosis is made, while the answer goes out, and inside the
+      // upload's turn: its decode and the 10 MB upload it reads are bounded like the diagnosis's own, and it
+      // does not delay the answer.
       const photo = sink ? preparePhoto(data) : undefined;
       if (photo) turnWork.get(request)?.push(photo);
-      const diagnosed = await deps.diagnoser.diagnose(data, context, request.id);
       // The contract ties body and header together; do not rely on the core to have copied the id.
       const result = { ...diagnosed, request_id: request.id };
 

@@ -105,7 +105,7 @@ export async function startHarness({
     prefix: queuePrefix,
     routingOwner: routingOwner(PROVIDERS),
   });
-  // Webhooks give Redis 800 ms (WEBHOOK_REDIS_BUDGET_MS) before they answer "busy": the queue is ready first.
+  // Webhooks give Redis 500 ms (WEBHOOK_REDIS_BUDGET_MS) before they answer "busy": the queue is ready first.
   await queue.queue.waitUntilReady();
   const texts = createTexts();
   const renderer = createRenderer(texts);
