@@ -62,7 +62,7 @@ export function createRecorder({ store, photos, reviews, outbreaks }: RecorderDe
       photo: photo !== undefined,
     });
     if (photo)
-      await photos.save(result.request_id, Buffer.isBuffer(photo) ? await preparePhoto(photo) : photo);
+      await photos.save(result.request_id, await (Buffer.isBuffer(photo) ? preparePhoto(photo) : photo));
     const reason = reviewReason(result);
     if (reason) await reviews.add(stored, reason);
     const disease = result.outcome === "diagnosed" ? result.diagnoses[0]?.id : undefined;

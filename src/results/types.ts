@@ -101,9 +101,9 @@ export interface StoredResult extends ResultMeta {
 export interface Submission {
   language: Language;
   routing?: Routing;
-  /** The upload, or the photo already prepared for keeping (preparePhoto: the REST route does it in the
-   *  upload's turn, so that the CPU and memory it takes are bounded with the upload's own). */
-  photo?: Buffer | StoredPhoto;
+  /** The upload, or the photo being prepared for keeping (preparePhoto: the REST route runs it in the upload's
+   *  turn, so that the CPU and memory it takes are bounded with the upload's own; the result is stored first). */
+  photo?: Buffer | Promise<StoredPhoto>;
   source: Source;
   client?: string;
   staff?: string;

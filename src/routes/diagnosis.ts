@@ -127,11 +127,11 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       const result = { ...diagnosed, request_id: request.id };
 
       if (sink && photo) {
-        const delivery = photo
-          .then((prepared) =>
+        const delivery = Promise.resolve()
+          .then(() =>
             sink(result, {
               language: form.language,
-              photo: prepared,
+              photo,
               source: "api",
               ...(routing ? { routing } : {}),
               ...(request.apiClient ? { client: request.apiClient.name } : {}),

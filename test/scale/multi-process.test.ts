@@ -184,6 +184,10 @@ describe("two API processes and two workers on one Redis", () => {
     });
     expect(made.status).toBe(200);
     const { request_id } = (await made.json()) as { request_id: string };
+    // The result is stored just after the answer goes out (in Redis, shared by both processes).
+    const read = (api: ApiProcess) =>
+      fetch(`${api.url}/results/${request_id}`, { headers: { "x-api-key": API_KEY } });
+    await until(async () => (await read(apis[1]!)).status === 200, "the result stored", 10_000);
     for (const api of apis) {
       const res = await fetch(`${api.url}/results/${request_id}`, { headers: { "x-api-key": API_KEY } });
       expect(res.status).toBe(200);
