@@ -1,14 +1,7 @@
 // Every limit and constant of the farmer channels, in one place: the renderers, the providers' capability
-// declarations, the worker and docs/channels.md (scripts/channel-docs.ts) all read them from here.
-
-/** SMS segment sizes as networks bill them (3GPP TS 23.038): GSM-7 septets or UCS-2 code units. */
-export const SMS_SEGMENT = {
-  "GSM-7": { single: 160, multi: 153 },
-  "UCS-2": { single: 70, multi: 67 },
-} as const;
-
-/** An SMS reply is at most this many segments: a farmer pays for each one, and long texts are not read. */
-export const SMS_MAX_SEGMENTS = 3;
+// declarations, the worker and docs/channels.md (`npm run docs:limits`) all read them from here. The SMS
+// sizes live in src/limits.ts, because the knowledge base sizes its SMS texts by them too.
+import { SMS_MAX_SEGMENTS, SMS_RESERVED_UNITS, SMS_SEGMENT } from "../src/limits.js";
 
 /**
  * One USSD screen carries a USSD string of at most 160 octets (3GPP TS 24.080): 182 GSM-7 septets packed
@@ -76,6 +69,11 @@ export function channelLimitsTable(): string {
       "SMS reply",
       `${SMS_MAX_SEGMENTS} segments`,
       `GSM-7 ${SMS_SEGMENT["GSM-7"].single} characters, or ${SMS_SEGMENT["GSM-7"].multi} per segment of a longer one; UCS-2 ${SMS_SEGMENT["UCS-2"].single}, or ${SMS_SEGMENT["UCS-2"].multi}`,
+    ],
+    [
+      "SMS summary around the knowledge base's text",
+      `${SMS_RESERVED_UNITS} units`,
+      "the likelihood, full stops and the treatment tail; the knowledge base's SMS texts leave this room",
     ],
     [
       "USSD screen",

@@ -86,6 +86,24 @@ export function limitsTable(): string {
   return ["| Variable | Default | Range | Meaning |", "|---|---|---|---|", ...rows].join("\n");
 }
 
+// ---- SMS: the farmer channels send it, the knowledge base writes its texts to fit it ----
+/** SMS segment sizes as networks bill them (3GPP TS 23.038): GSM-7 septets or UCS-2 code units. */
+export const SMS_SEGMENT = {
+  "GSM-7": { single: 160, multi: 153 },
+  "UCS-2": { single: 70, multi: 67 },
+} as const;
+
+/** An SMS reply is at most this many segments: a farmer pays for each one, and long texts are not read. */
+export const SMS_MAX_SEGMENTS = 3;
+
+/**
+ * Units of the SMS summary that are not the knowledge base's SMS core (src/diagnosis/knowledge/sms-core.ts):
+ * the likelihood in words around the name, "(molto probabile)", the full stops closing the actions, and the
+ * tail on its own line, "Trattamento: invia K7M4QX 2". The core's texts leave this much room in the three
+ * segments; test/channels/kb-sms.test.ts measures what the renderer adds in every language against it.
+ */
+export const SMS_RESERVED_UNITS = 20;
+
 // ---- The expert loop: results kept, staff console, review queue, outbreak view ----
 /** Results, their photos and short codes live 30 days (a re-save renews them). */
 export const RESULT_TTL_SECONDS = 30 * 24 * 3600;

@@ -1,4 +1,5 @@
 import type { AfricasTalkingConfig } from "../../src/config.js";
+import { SMS_MAX_SEGMENTS } from "../../src/limits.js";
 import { retryAfterMs } from "../core/retry-after.js";
 import {
   type Adapter,
@@ -7,7 +8,7 @@ import {
   PermanentJobError,
   ProviderRateLimitError,
 } from "../core/types.js";
-import { PROVIDER_TIMEOUT_MS, SMS_MAX_SEGMENTS } from "../limits.js";
+import { PROVIDER_TIMEOUT_MS } from "../limits.js";
 import { AFRICAS_TALKING } from "./farmer.js";
 
 const CAPABILITIES: Capabilities = {

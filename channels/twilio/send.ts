@@ -1,5 +1,6 @@
 import twilio from "twilio";
 import type { TwilioConfig } from "../../src/config.js";
+import { SMS_MAX_SEGMENTS } from "../../src/limits.js";
 import { downloadMedia } from "../core/media.js";
 import {
   type Adapter,
@@ -9,7 +10,7 @@ import {
   ProviderRateLimitError,
   type Reply,
 } from "../core/types.js";
-import { CHAT_MESSAGE_CHARS, SMS_MAX_SEGMENTS } from "../limits.js";
+import { CHAT_MESSAGE_CHARS } from "../limits.js";
 import { TWILIO } from "./farmer.js";
 import { TwilioHttpClient } from "./http-client.js";
 

@@ -1,9 +1,9 @@
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { africasTalkingWebhook } from "../../channels/africastalking/webhook.js";
-import { isGsm7 } from "../../channels/core/render/sms-segments.js";
 import { gsm7Letters, ussdFits } from "../../channels/core/render/ussd.js";
 import type { StoredResult } from "../../src/results/types.js";
+import { isGsm7 } from "../../src/text/sms-segments.js";
 import { counting, loadCore } from "./support/core.js";
 import { resultFixture } from "./support/fixtures.js";
 import { type Harness, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";

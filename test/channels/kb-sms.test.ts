@@ -8,14 +8,14 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderSmsSummary } from "../../channels/core/render/sms.js";
-import { countSegments, plainPunctuation } from "../../channels/core/render/sms-segments.js";
 import { createTexts } from "../../channels/core/render/texts.js";
 import { asSentence, viewOf } from "../../channels/core/render/view.js";
-import { SMS_MAX_SEGMENTS } from "../../channels/limits.js";
 import { ROOT_DIR } from "../../src/config.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { CLASS_IDS } from "../../src/diagnosis/knowledge/entries.js";
 import { LANGUAGES } from "../../src/diagnosis/types.js";
+import { SMS_MAX_SEGMENTS } from "../../src/limits.js";
+import { countSegments, plainPunctuation } from "../../src/text/sms-segments.js";
 import { resultFixture } from "./support/fixtures.js";
 
 const kb = await createKnowledge();

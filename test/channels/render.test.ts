@@ -2,20 +2,16 @@ import { describe, expect, it } from "vitest";
 import { renderChat } from "../../channels/core/render/chat.js";
 import { createRenderer } from "../../channels/core/render/index.js";
 import { fitSentences, renderSmsSummary, renderSmsTreatment } from "../../channels/core/render/sms.js";
-import { countSegments, countUnits, isGsm7 } from "../../channels/core/render/sms-segments.js";
 import { createTexts } from "../../channels/core/render/texts.js";
 import { gsm7Letters, paginate, ussdFits, ussdScreen } from "../../channels/core/render/ussd.js";
 import { bandOf, type ViewKnowledge, viewOf } from "../../channels/core/render/view.js";
 import type { Capabilities } from "../../channels/core/types.js";
-import {
-  CHAT_MESSAGE_CHARS,
-  CONFIDENCE_BANDS,
-  SMS_MAX_SEGMENTS,
-  USSD_SCREEN,
-} from "../../channels/limits.js";
+import { CHAT_MESSAGE_CHARS, CONFIDENCE_BANDS, USSD_SCREEN } from "../../channels/limits.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { LANGUAGES } from "../../src/diagnosis/types.js";
+import { SMS_MAX_SEGMENTS } from "../../src/limits.js";
 import type { StoredResult } from "../../src/results/types.js";
+import { countSegments, countUnits, isGsm7 } from "../../src/text/sms-segments.js";
 import { resultFixture } from "./support/fixtures.js";
 
 const t = createTexts();

@@ -1,10 +1,10 @@
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inboundJobId } from "../../channels/core/queue.js";
-import { countSegments } from "../../channels/core/render/sms-segments.js";
 import { isAnswer, viewOf } from "../../channels/core/render/view.js";
 import { isTwilioMediaHost } from "../../channels/twilio/send.js";
 import type { Knowledge } from "../../src/diagnosis/kb.js";
+import { countSegments } from "../../src/text/sms-segments.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
 import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
 

@@ -1,6 +1,6 @@
 import type { Language } from "../../../src/diagnosis/types.js";
+import { countSegments, plainPunctuation } from "../../../src/text/sms-segments.js";
 import { headline, officerSentences, type StatusView, statusParts } from "./parts.js";
-import { countSegments, plainPunctuation } from "./sms-segments.js";
 import type { Texts } from "./texts.js";
 import { asSentence, isAnswer, type ResultView, sentences } from "./view.js";
 

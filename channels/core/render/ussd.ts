@@ -1,8 +1,8 @@
 import { LANGUAGES, type Language } from "../../../src/diagnosis/types.js";
+import { countUnits, isGsm7, plainPunctuation, type SmsEncoding } from "../../../src/text/sms-segments.js";
 import { USSD_SCREEN } from "../../limits.js";
 import { NATIVE_NAMES } from "../language-names.js";
 import { headline, officerSentences, statusParts } from "./parts.js";
-import { countUnits, isGsm7, plainPunctuation, type SmsEncoding } from "./sms-segments.js";
 import type { Texts } from "./texts.js";
 import { isAnswer, type ResultView } from "./view.js";
 

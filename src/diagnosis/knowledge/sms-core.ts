@@ -1,9 +1,5 @@
-import { countSegments, type SegmentCount } from "../../../channels/core/render/sms-segments.js";
-
-/** At most three SMS segments per reply (design.md). */
-export const SMS_MAX_SEGMENTS = 3;
-/** Room left for what the renderer adds around the texts: the confidence and a look-up code. */
-export const SMS_RESERVED_UNITS = 20;
+import { SMS_MAX_SEGMENTS, SMS_RESERVED_UNITS } from "../../limits.js";
+import { countSegments, type SegmentCount } from "../../text/sms-segments.js";
 
 export interface SimpleTexts {
   description: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countSegments, isGsm7, plainPunctuation } from "../../channels/core/render/sms-segments.js";
+import { countSegments, isGsm7, plainPunctuation } from "../../src/text/sms-segments.js";
 
 const FRENCH_70 = "Reçu : traitez la parcelle au cuivre ce soir, et revenez sous 7 jours.";
 

@@ -1,4 +1,4 @@
-import { SMS_SEGMENT } from "../../limits.js";
+import { SMS_SEGMENT } from "../limits.js";
 
 // GSM 03.38 default alphabet and its extension table: networks bill a message by these rules,
 // so a reply's cost is only predictable if we count exactly as they do.
