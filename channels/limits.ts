@@ -1,7 +1,7 @@
 // Every limit and constant of the farmer channels, in one place: the renderers, the providers' capability
 // declarations, the worker and docs/channels.md (`npm run docs:limits`) all read them from here. The SMS
 // sizes live in src/limits.ts, because the knowledge base sizes its SMS texts by them too.
-import { SMS_MAX_SEGMENTS, SMS_RESERVED_UNITS, SMS_SEGMENT } from "../src/limits.js";
+import { SMS_MAX_SEGMENTS, SMS_SEGMENT, SMS_SUMMARY_RESERVE } from "../src/limits.js";
 
 /**
  * One USSD screen carries a USSD string of at most 160 octets (3GPP TS 24.080): 182 GSM-7 septets packed
@@ -72,8 +72,12 @@ export function channelLimitsTable(): string {
     ],
     [
       "SMS summary around the knowledge base's text",
-      `${SMS_RESERVED_UNITS} units`,
-      "the likelihood, full stops and the treatment tail; the knowledge base's SMS texts leave this room",
+      Object.entries(SMS_SUMMARY_RESERVE)
+        .map(
+          ([language, { units, encoding }]) => `${language} ${units}${encoding === "UCS-2" ? " UCS-2" : ""}`,
+        )
+        .join(", "),
+      "units the likelihood, full stops and treatment tail add (UCS-2: their words need it); the knowledge base's SMS texts leave this room",
     ],
     [
       "USSD screen",

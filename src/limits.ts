@@ -1,4 +1,6 @@
 import { availableParallelism } from "node:os";
+import type { Language } from "./diagnosis/types.js";
+import type { SmsEncoding } from "./text/sms-segments.js";
 
 /**
  * The service's tunable limits: timeouts, capacity and how long a webhook may wait on Redis. Each is named,
@@ -97,12 +99,24 @@ export const SMS_SEGMENT = {
 export const SMS_MAX_SEGMENTS = 3;
 
 /**
- * Units of the SMS summary that are not the knowledge base's SMS core (src/diagnosis/knowledge/sms-core.ts):
- * the likelihood in words around the name, "(molto probabile)", the full stops closing the actions, and the
- * tail on its own line, "Trattamento: invia K7M4QX 2". The core's texts leave this much room in the three
- * segments; test/channels/kb-sms.test.ts measures what the renderer adds in every language against it.
+ * What the SMS summary adds around the knowledge base's SMS core (src/diagnosis/knowledge/sms-core.ts), per
+ * language: the likelihood in words after the name, "(molto probabile)", the full stops closing the actions,
+ * and the tail on its own line, "Trattamento: invia K7M4QX 2". `units` is the most it adds. `encoding` "UCS-2"
+ * marks a language whose added words are outside GSM-7 (an "í" in the tail, an "á" in the likelihood): every
+ * summary in it travels in UCS-2, also one whose core alone would not. The channel texts are written in GSM-7
+ * letters for that reason (Spanish "escriba", Portuguese "muito provavelmente"), so that a core in GSM-7 keeps
+ * its 3 × 153 characters. The core's texts leave this room in the three segments. Measured from the renderer
+ * and the channel texts by test/channels/kb-sms.test.ts, which fails with the values to put here when they
+ * change.
  */
-export const SMS_RESERVED_UNITS = 20;
+export const SMS_SUMMARY_RESERVE: Record<Language, { units: number; encoding: SmsEncoding }> = {
+  en: { units: 41, encoding: "GSM-7" },
+  fr: { units: 48, encoding: "GSM-7" },
+  sw: { units: 45, encoding: "GSM-7" },
+  es: { units: 47, encoding: "GSM-7" },
+  pt: { units: 51, encoding: "GSM-7" },
+  it: { units: 48, encoding: "GSM-7" },
+};
 
 // ---- The expert loop: results kept, staff console, review queue, outbreak view ----
 /** Results, their photos and short codes live 30 days (a re-save renews them). */

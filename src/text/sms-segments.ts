@@ -20,6 +20,10 @@ export interface SegmentCount {
   remaining: number;
 }
 
+export function encodingOf(text: string): SmsEncoding {
+  return isGsm7(text) ? "GSM-7" : "UCS-2";
+}
+
 export function isGsm7(text: string): boolean {
   for (const ch of text) {
     if (!basic.has(ch) && !extension.has(ch)) return false;
@@ -39,8 +43,12 @@ export function countUnits(text: string, encoding: SmsEncoding): number {
   return units;
 }
 
-export function countSegments(text: string): SegmentCount {
-  const encoding: SmsEncoding = isGsm7(text) ? "GSM-7" : "UCS-2";
+/**
+ * Segments as billed. `within` is the encoding of the message the text goes out in: "UCS-2" when words added
+ * to it need UCS-2, so the text is counted in UCS-2 even if it would fit GSM-7 alone.
+ */
+export function countSegments(text: string, within: SmsEncoding = "GSM-7"): SegmentCount {
+  const encoding = within === "UCS-2" ? within : encodingOf(text);
   const units = countUnits(text, encoding);
   const { single, multi } = SMS_SEGMENT[encoding];
   if (units <= single) return { encoding, units, segments: units === 0 ? 0 : 1, remaining: single - units };

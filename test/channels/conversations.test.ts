@@ -233,7 +233,7 @@ describe.skipIf(!HAVE_DATASETS && !process.env.CI)("conversations", () => {
     await maria.photo("late-blight", photos.lateBlight);
     const summary = await maria.reply(/^Tizón tardío del tomate \(muy probable\)\./);
     const code = codeIn(summary.text)!;
-    expect(summary.text.endsWith(`\nTratamiento: envíe ${code} 2`)).toBe(true);
+    expect(summary.text.endsWith(`\nTratamiento: escriba ${code} 2`)).toBe(true);
     await maria.text(`${code} 2`);
     const treatment = await maria.reply(/^Tizón tardío del tomate\. Qué hacer: /);
     expect(treatment.text.endsWith(`Código del resultado: ${code}`)).toBe(true);

@@ -1,9 +1,9 @@
 // Every knowledge-base entry, rendered as the SMS summary (the answer to a photo and to its code) and as an
 // unsure answer naming it as the best guess, in every language the knowledge base has: at most 3 segments,
 // the part a farmer must get is never cut, and the tail (how to get the treatment, or the code) closes it.
-// The summary keeps the name with its likelihood, the description and the first action; the second action
-// of the knowledge base's SMS core follows when it fits (the likelihood in words and the tail's verb take
-// room the core's 20 reserved units do not cover in Spanish and Portuguese: "CODE 2" gives every action).
+// The summary keeps the name with its likelihood, the description and the first two actions: the knowledge
+// base's SMS core, which its texts keep within the room the summary leaves (limits.ts SMS_SUMMARY_RESERVE,
+// measured here against what the renderer adds).
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,9 +13,11 @@ import { asSentence, viewOf } from "../../channels/core/render/view.js";
 import { ROOT_DIR } from "../../src/config.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { CLASS_IDS } from "../../src/diagnosis/knowledge/entries.js";
-import { LANGUAGES } from "../../src/diagnosis/types.js";
-import { SMS_MAX_SEGMENTS } from "../../src/limits.js";
-import { countSegments, plainPunctuation } from "../../src/text/sms-segments.js";
+import { smsCore } from "../../src/diagnosis/knowledge/sms-core.js";
+import { LANGUAGES, type Language } from "../../src/diagnosis/types.js";
+import { SMS_MAX_SEGMENTS, SMS_SUMMARY_RESERVE } from "../../src/limits.js";
+import { newShortCode } from "../../src/results/short-code.js";
+import { countSegments, countUnits, encodingOf, plainPunctuation } from "../../src/text/sms-segments.js";
 import { resultFixture } from "./support/fixtures.js";
 
 const kb = await createKnowledge();
@@ -36,7 +38,7 @@ describe.each(languages)("SMS in %s", (language) => {
 
     expect(countSegments(text).segments).toBeLessThanOrEqual(3);
     expect(text.endsWith(`\n${t(language, "code_more", { code: "K7M4QX" })}`)).toBe(true);
-    for (const part of [view.description, ...view.actions.slice(0, 1).map(asSentence)]) {
+    for (const part of [view.description, ...view.actions.slice(0, 2).map(asSentence)]) {
       expect(text).toContain(plainPunctuation(part));
     }
   });
@@ -56,5 +58,33 @@ describe.each(languages)("SMS in %s", (language) => {
     for (const part of [t(language, "unsure_guess", { name }), t(language, "better_photo")])
       expect(text).toContain(plainPunctuation(part));
     expect(text.endsWith(`\n${t(language, "code_line", { code: "K7M4QX" })}`)).toBe(true);
+  });
+});
+
+describe("the room the knowledge base's SMS texts leave for the summary (limits.ts SMS_SUMMARY_RESERVE)", () => {
+  // A core of plain letters, actions without their full stops: what is rendered around it is all addition.
+  const core = smsCore("N", { description: "D.", immediate_actions: ["A", "B"] });
+  const measure = (language: Language) => {
+    const added = (["very_likely", "likely", "possibly"] as const).map((band) => {
+      const view = viewOf(
+        { result: resultFixture(), code: newShortCode(), language, createdAt: "" },
+        language,
+        kb,
+      );
+      if (view.kind !== "diagnosis") throw new Error("expected a diagnosis view");
+      const only = { ...view, name: "N", band, description: "D.", actions: ["A", "B"], officer: false };
+      const text = renderSmsSummary(only, language, t, SMS_MAX_SEGMENTS);
+      const encoding = encodingOf(text);
+      return { encoding, units: countUnits(text, encoding) - countUnits(core, encoding) };
+    });
+    return {
+      units: Math.max(...added.map((a) => a.units)),
+      encoding: added.some((a) => a.encoding === "UCS-2") ? "UCS-2" : "GSM-7",
+    };
+  };
+
+  it("is what the renderer adds at most in each language, and whether its words need UCS-2", () => {
+    const measured = Object.fromEntries(languages.map((language) => [language, measure(language)]));
+    expect(SMS_SUMMARY_RESERVE).toEqual(measured);
   });
 });

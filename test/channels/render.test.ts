@@ -114,7 +114,7 @@ describe("SMS rendering", () => {
     ["en", "Treatment: send K7M4QX 2"],
     ["fr", "Traitement : envoyez K7M4QX 2"],
     ["sw", "Matibabu: tuma K7M4QX 2"],
-    ["es", "Tratamiento: envíe K7M4QX 2"],
+    ["es", "Tratamiento: escriba K7M4QX 2"],
     ["pt", "Tratamento: envie K7M4QX 2"],
     ["it", "Trattamento: invia K7M4QX 2"],
   ] as const)("%s: the tail tells what to do (a verb): %s", (language, tail) => {

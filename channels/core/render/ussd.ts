@@ -1,5 +1,5 @@
 import { LANGUAGES, type Language } from "../../../src/diagnosis/types.js";
-import { countUnits, isGsm7, plainPunctuation, type SmsEncoding } from "../../../src/text/sms-segments.js";
+import { countUnits, encodingOf, isGsm7, plainPunctuation } from "../../../src/text/sms-segments.js";
 import { USSD_SCREEN } from "../../limits.js";
 import { NATIVE_NAMES } from "../language-names.js";
 import { headline, officerSentences, statusParts } from "./parts.js";
@@ -24,7 +24,7 @@ export interface ScreenLine {
 
 /** Whether a screen's text fits, measured in the units of the encoding the whole screen will travel in. */
 export function ussdFits(text: string): boolean {
-  const encoding: SmsEncoding = isGsm7(text) ? "GSM-7" : "UCS-2";
+  const encoding = encodingOf(text);
   return countUnits(text, encoding) <= USSD_SCREEN[encoding];
 }
 

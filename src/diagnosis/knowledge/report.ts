@@ -60,7 +60,7 @@ for (const id of CLASS_IDS) {
           description: description ?? "",
           immediate_actions: list(i18n, `${id}.simple.immediate_actions`, language) ?? [],
         });
-        const budget = smsBudget(core);
+        const budget = smsBudget(core, language);
         sms = String(core.length);
         seg = String(budget.segments);
         enc = budget.encoding;

@@ -1,5 +1,6 @@
-import { SMS_MAX_SEGMENTS, SMS_RESERVED_UNITS } from "../../limits.js";
+import { SMS_MAX_SEGMENTS, SMS_SUMMARY_RESERVE } from "../../limits.js";
 import { countSegments, type SegmentCount } from "../../text/sms-segments.js";
+import type { Language } from "../types.js";
 
 export interface SimpleTexts {
   description: string;
@@ -19,9 +20,17 @@ export interface SmsBudget extends SegmentCount {
   fits: boolean;
 }
 
-/** Whether the core fits in three segments with SMS_RESERVED_UNITS to spare, in whichever encoding it needs. */
-export function smsBudget(text: string): SmsBudget {
-  // Padding with plain characters counts exactly as the renderer's additions will (segment packing included).
-  const padded = countSegments(`${text}${"0".repeat(SMS_RESERVED_UNITS)}`);
-  return { ...countSegments(text), fits: padded.segments <= SMS_MAX_SEGMENTS };
+/**
+ * Whether the core fits in three segments with what the summary adds in its language (limits.ts
+ * SMS_SUMMARY_RESERVE), in the encoding the summary travels in: the core's own, or UCS-2 where the added
+ * words need it.
+ */
+export function smsBudget(
+  text: string,
+  language: Language,
+  { units, encoding } = SMS_SUMMARY_RESERVE[language],
+): SmsBudget {
+  // Plain padding counts as the renderer's additions will, segment packing included.
+  const padded = countSegments(`${text}${"0".repeat(units)}`, encoding);
+  return { ...countSegments(text, encoding), fits: padded.segments <= SMS_MAX_SEGMENTS };
 }
