@@ -72,18 +72,22 @@ export async function recordFeedback(
   return talk.say("feedback_wrong", { code: stored.code });
 }
 
-/** On a channel photos come in on, the farmer's first message is followed by the notice (once per farmer). */
+/**
+ * On a channel photos come in on, the farmer's first message is followed by the notice (once per farmer):
+ * refused with its button where the channel has buttons, else by replying "9".
+ */
 export async function tellAboutPhotos(
   talk: Conversation,
   owner: string,
   deps: Pick<HandlerDeps, "records" | "renderer">,
 ) {
   if (!talk.capabilities.media || !(await deps.records.consent.inform(owner))) return;
+  if (!talk.capabilities.buttons) return talk.say("consent_notice", REPLY_VARS);
   const refuse = {
     text: deps.renderer.texts(talk.language, "consent_button"),
     data: encodeAction({ kind: "refuse_photos" }),
   };
-  return talk.say("consent_notice", REPLY_VARS, [[refuse]]);
+  return talk.say("consent_notice_button", undefined, [[refuse]]);
 }
 
 /** The farmer said no: their photos are never kept beyond their 30 days (recorded, with the date). */

@@ -187,7 +187,7 @@ describe("the expert loop", () => {
     const reply = await waitForTelegram(CHAT, (text) => text.includes(officer));
     [stored] = (await h.records.store.listFor(`tg:${CHAT}`)) as [StoredResult];
     expect(reply).toContain(stored.code);
-    const notice = h.renderer.texts("sw", "consent_notice", { refuse: "9" });
+    const notice = h.renderer.texts("sw", "consent_notice_button");
     await waitForTelegram(CHAT, (text) => text === notice);
     expect(stored.result.outcome).toBe("unsure");
     expect(stored.review?.reasons).toEqual(["unsure"]);
