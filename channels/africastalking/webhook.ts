@@ -1,7 +1,9 @@
 import { BlockList, isIP } from "node:net";
 import formbody from "@fastify/formbody";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Value } from "@sinclair/typebox/value";
 import type { FastifyRequest } from "fastify";
+import type { Language } from "../../src/diagnosis/types.js";
 import { languageFromPhone } from "../core/language.js";
 import type { WebhookContext } from "../core/provider.js";
 import { ChannelsUnavailableError } from "../core/redis-gate.js";
@@ -69,11 +71,32 @@ function ussdText({ end, text }: UssdScreen): string {
 // Africa's Talking takes any 200 for an SMS callback; a USSD callback must show the caller a screen.
 const smsOk: Acknowledge = (reply) => reply.code(200).send();
 const ussdOk =
-  (deps: UssdDeps): Acknowledge =>
+  (deps: UssdDeps, language: Language): Acknowledge =>
   (reply) =>
     reply
       .type("text/plain; charset=utf-8")
-      .send(ussdText(ussdScreens(deps.texts, "en").message("ussd.error")));
+      .send(ussdText(ussdScreens(deps.texts, language).message("ussd.error")));
+
+/**
+ * The language the menu would answer this caller in: their pick, else their number's country, else English.
+ * With Redis unavailable (the pick is kept there) the number's country decides.
+ */
+async function callerLanguage(phoneNumber: string, options: AfricasTalkingWebhookOptions): Promise<Language> {
+  try {
+    return await options.gate(() =>
+      options.ussd.languages.resolve(africasTalkingFarmer(phoneNumber), { phone: phoneNumber }),
+    );
+  } catch (error) {
+    if (!(error instanceof ChannelsUnavailableError)) throw error;
+    return languageFromPhone(phoneNumber) ?? "en";
+  }
+}
+
+/** A malformed request's phone number, when it is one: the apology is then in the caller's language. */
+function readablePhone(body: unknown): string | undefined {
+  const phone = (body as { phoneNumber?: unknown } | undefined)?.phoneNumber;
+  return Value.Check(AfricasTalkingUssd.properties.phoneNumber, phone) ? phone : undefined;
+}
 
 export interface AfricasTalkingWebhookOptions {
   webhookToken: string;
@@ -92,8 +115,9 @@ export const africasTalkingWebhook: FastifyPluginAsyncTypebox<AfricasTalkingWebh
 ) => {
   await app.register(formbody);
   const allowed = ipAllowList(options.allowedIps);
+  // A body that could not be parsed has no phone number to read: the apology is in English.
   acknowledgeUnreadable(app, AFRICAS_TALKING, (request) =>
-    request.url.endsWith("/ussd") ? ussdOk(options.ussd) : smsOk,
+    request.url.endsWith("/ussd") ? ussdOk(options.ussd, "en") : smsOk,
   );
 
   // Africa's Talking signs nothing: the secret path and the source address are all there is to check, and
@@ -147,14 +171,12 @@ export const africasTalkingWebhook: FastifyPluginAsyncTypebox<AfricasTalkingWebh
       attachValidation: true,
     },
     async (request, reply) => {
-      if (request.validationError)
-        return ignoreMalformed(
-          request,
-          reply,
-          AFRICAS_TALKING,
-          ussdOk(options.ussd),
-          request.validationError.message,
-        );
+      if (request.validationError) {
+        const phone = readablePhone(request.body);
+        const language = phone ? await callerLanguage(phone, options) : "en";
+        const acknowledge = ussdOk(options.ussd, language);
+        return ignoreMalformed(request, reply, AFRICAS_TALKING, acknowledge, request.validationError.message);
+      }
       const { phoneNumber, text } = request.body;
       let screen: UssdScreen;
       try {

@@ -184,6 +184,36 @@ describe("USSD menu (answers from stored results only)", () => {
     expect(ignored).toHaveLength(2);
   });
 
+  it("apologises for a malformed request in the caller's language when its phone number is readable", async () => {
+    const malformed = (fields: Record<string, string>) =>
+      h.app.inject({
+        method: "POST",
+        url: `/channels/africastalking/${TOKEN}/ussd`,
+        // No sessionId: not Africa's Talking's shape.
+        ...form({ serviceCode: "*384*1234#", text: "1", ...fields }),
+      });
+    const apology = (language: "en" | "sw" | "fr" | "pt") =>
+      `END ${h.renderer.texts(language, "ussd.error")}`;
+
+    // Kenya (+254) reads Swahili first, as the menu would greet this caller.
+    expect((await malformed({ phoneNumber: "+254700111222" })).body).toBe(apology("sw"));
+    // The caller's own pick wins over the country, as in the menu.
+    await h.languages.set("+254700111333", "fr");
+    expect((await malformed({ phoneNumber: "+254700111333" })).body).toBe(apology("fr"));
+    expect((await malformed({ phoneNumber: "+258841234567", text: "" })).body).toBe(apology("pt"));
+    // No readable number: the default.
+    expect((await malformed({ phoneNumber: "not a number" })).body).toBe(apology("en"));
+    expect((await malformed({})).body).toBe(apology("en"));
+    const unreadable = await h.app.inject({
+      method: "POST",
+      url: `/channels/africastalking/${TOKEN}/ussd`,
+      headers: { "content-type": "application/json" },
+      payload: "{",
+    });
+    expect(unreadable.statusCode).toBe(200);
+    expect(unreadable.body).toBe(apology("en"));
+  });
+
   it("pages French with ô and â: a page keeps its accents in 80 UCS-2 units, or goes in GSM-7 letters", async () => {
     const caller = "+221771234567";
     // Common rust's French treatment has "tôt" and "mâles": letters outside GSM-7.

@@ -178,6 +178,14 @@ describe("Redis stopped", () => {
     expect(other.body).toBe("END Service busy, please try again in a few minutes.");
   });
 
+  it("a malformed USSD request is apologised to within a second, in the language of the phone's country", async () => {
+    // No sessionId: the saved language cannot be read either, so the number's country decides.
+    const { value: res, ms } = await timed(() => form("ussd", { phoneNumber: "+254712345678", text: "" }));
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe("END Samahani, kuna tatizo. Tafadhali piga tena.");
+    expect(ms).toBeLessThan(1_000);
+  });
+
   it("an Africa's Talking SMS (never delivered again) is accepted and kept until Redis is back", async () => {
     const { value: res, ms } = await timed(() =>
       form("sms", {
