@@ -21,14 +21,14 @@ async function main(args: string[]): Promise<number> {
     return 1;
   }
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  const { queue, close } = createChannelQueue({
+  const channelQueue = createChannelQueue({
     connection: redis,
     prefix: redisNamespaces(config).queue,
     routingOwner: routingOwner(PROVIDERS),
   });
   try {
     if (command === "list") {
-      const failed = await listFailed(queue);
+      const failed = await listFailed(channelQueue.queue);
       if (failed.length === 0) console.log("no failed jobs");
       for (const job of failed) {
         console.log(
@@ -38,14 +38,14 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
     if (command === "retry") {
-      const ok = await retryFailed(queue, id!);
+      const ok = await retryFailed(channelQueue, id!);
       console.log(ok ? `${id} queued again` : `${id} is not a failed job`);
       return ok ? 0 : 1;
     }
-    console.log(`${await retryAllFailed(queue)} failed jobs queued again`);
+    console.log(`${await retryAllFailed(channelQueue)} failed jobs queued again`);
     return 0;
   } finally {
-    await close();
+    await channelQueue.close();
     await redis.quit();
   }
 }

@@ -8,20 +8,28 @@ import type { InboundMessage } from "./types.js";
 
 export const QUEUE_NAME = "channels";
 
-/** Every job carries `after`: the job of the same farmer queued just before it (turns.ts). */
-export type ChannelJob =
-  | {
-      kind: "inbound";
-      message: InboundMessage;
-      /** Set once the photo is diagnosed and stored, so a retry (say, after a failed send) does not diagnose again. */
-      requestId?: string;
-      /** The farmer was already told the photo arrived (a slow answer, a failed attempt): not twice. */
-      noticeSent?: boolean;
-      after?: string;
-    }
-  | { kind: "deliver"; requestId: string; routing: Routing; language: Language; after?: string }
-  /** An officer answered a stored result: send the answer where the farmer is. */
-  | { kind: "answer"; requestId: string; after?: string };
+/** A job's place among its farmer's jobs (turns.ts). */
+interface Chained {
+  /** The farmer key whose chain the job is in: a job put back after failing rejoins it there. */
+  conversation?: string;
+  /** The job of the same farmer queued just before it, when it was queued (the chain in Redis may move it). */
+  after?: string;
+}
+
+export type ChannelJob = Chained &
+  (
+    | {
+        kind: "inbound";
+        message: InboundMessage;
+        /** Set once the photo is diagnosed and stored, so a retry (say, after a failed send) does not diagnose again. */
+        requestId?: string;
+        /** The farmer was already told the photo arrived (a slow answer, a failed attempt): not twice. */
+        noticeSent?: boolean;
+      }
+    | { kind: "deliver"; requestId: string; routing: Routing; language: Language }
+    /** An officer answered a stored result: send the answer where the farmer is. */
+    | { kind: "answer"; requestId: string }
+  );
 
 export const JOB_OPTIONS: JobsOptions = {
   attempts: JOB_ATTEMPTS,
@@ -78,7 +86,13 @@ export function createChannelQueue({ connection, prefix = "bull", routingOwner }
   const turns = createTurns(connection, `${prefix}:${QUEUE_NAME}`);
   const enqueue: ChannelQueue["enqueue"] = async (job, { jobId, conversation }) => {
     const after = conversation ? await turns.claim(conversation, jobId) : undefined;
-    await queue.add(job.kind, { ...job, ...(after ? { after } : {}) }, { jobId });
+    await queue.add(
+      job.kind,
+      { ...job, ...(conversation ? { conversation } : {}), ...(after ? { after } : {}) },
+      {
+        jobId,
+      },
+    );
   };
   return {
     queue,

@@ -60,7 +60,9 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
 
   /** False when an earlier job of the same farmer is still open: this one then sleeps until woken. */
   async function myTurn(job: Job<ChannelJob>, token: string | undefined): Promise<boolean> {
-    const after = job.data.after;
+    // The chain as it stands now (a job put back by an operator moves); the job's own record if it expired.
+    const linked = await turns.after(job.id!);
+    const after = linked === null ? job.data.after : linked;
     if (!after) return true;
     // Registered before looking, so a predecessor ending in between still wakes this job.
     await turns.wait(after, job.id!);

@@ -2,6 +2,7 @@
 // core is beside the point: a test double answers every photo at once; the webhooks, the queue, the worker
 // and the providers' stand-ins are real.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { retryAllFailed, retryFailed } from "../../channels/core/failed-jobs.js";
 import { inboundJobId } from "../../channels/core/queue.js";
 import { createTexts } from "../../channels/core/render/texts.js";
 import { RECEIVED_NOTICE_AFTER_MS } from "../../channels/limits.js";
@@ -63,6 +64,67 @@ describe("one farmer's messages are answered in the order they came", () => {
     expect(String(sent[1]!.body.text)).toContain(texts("fr", "code_line", { code: "" }).trim());
     expect(sent[2]!.body.text).toBe(texts("fr", "help"));
     expect(h.logs.join("\n")).toContain("job attempt failed, will retry");
+  }, 40_000);
+});
+
+describe("a failed job put back by an operator (npm run jobs retry)", () => {
+  it("waits for the farmer's message in flight, and the farmer's next message waits for it", async () => {
+    const amina = telegramFarmer(880_030);
+    const codeOf = async (jobId: string) => {
+      const job = await h.queue.queue.getJob(jobId);
+      const requestId = job?.data.kind === "inbound" ? job.data.requestId : undefined;
+      return (await h.store.get(requestId!))!.code;
+    };
+    h.standIn.media.set("refused", Buffer.from("jpeg"));
+    h.standIn.media.set("later", Buffer.from("jpeg"));
+
+    // Telegram refuses her first answer for good (403), once.
+    h.standIn.failNext("telegram", 1, 403);
+    await amina.photo("refused", "a leaf");
+    const first = amina.lastJobId();
+    await until(async () => (await h.queue.queue.getJobState(first)) === "failed", "the first job failing");
+
+    // Her second photo is being fetched when the operator puts the first back.
+    const release = h.standIn.holdMedia("later");
+    await amina.photo("later", "another leaf");
+    const second = amina.lastJobId();
+    await until(
+      () => h.standIn.requests.some((r) => r.path.endsWith("/photos/later")),
+      "the second photo's download",
+    );
+    expect(await retryFailed(h.queue, first)).toBe(true);
+    await until(async () => (await h.queue.queue.getJobState(first)) === "delayed", "the first waiting");
+    await amina.text("aide");
+    const help = amina.lastJobId();
+    await until(async () => (await h.queue.queue.getJobState(help)) === "delayed", "the help waiting");
+    expect(amina.replies()).toHaveLength(0);
+
+    release();
+    await amina.reply(/^Envoyez une photo nette/, 30_000);
+    const [secondAnswer, firstAnswer, helpAnswer] = amina.replies().map((r) => r.text);
+    expect(secondAnswer).toContain(await codeOf(second));
+    expect(firstAnswer).toContain(await codeOf(first));
+    expect(helpAnswer).toBe(texts("fr", "help"));
+    expect(amina.replies()).toHaveLength(3);
+  }, 40_000);
+
+  it("retry-all puts a farmer's failed jobs back in the order they came", async () => {
+    const juma = telegramFarmer(880_031);
+    h.standIn.media.set("refused-too", Buffer.from("jpeg"));
+    // Telegram refuses both answers for good (403): her help, then her photo's answer.
+    h.standIn.failNext("telegram", 2, 403);
+    await juma.text("aide");
+    const help = juma.lastJobId();
+    await juma.photo("refused-too", "a leaf");
+    const photo = juma.lastJobId();
+    for (const id of [help, photo])
+      await until(async () => (await h.queue.queue.getJobState(id)) === "failed", `${id} failing`);
+
+    expect(await retryAllFailed(h.queue)).toBeGreaterThanOrEqual(2);
+    await until(() => juma.replies().length === 2, "both answers", 30_000);
+    const [first, second] = juma.replies().map((r) => r.text);
+    expect(first).toBe(texts("fr", "help"));
+    expect(second).toContain(texts("fr", "code_line", { code: "" }).trim());
   }, 40_000);
 });
 

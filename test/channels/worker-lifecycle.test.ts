@@ -120,11 +120,11 @@ describe("worker lifecycle", () => {
 
     // The job already stored its result: the retry sends it without diagnosing again.
     const calls = double.calls;
-    expect(await retryFailed(h.queue.queue, inboundJobId(message))).toBe(true);
+    expect(await retryFailed(h.queue, inboundJobId(message))).toBe(true);
     await until(async () => (await state(message)) === "completed");
     expect(double.calls).toBe(calls);
-    expect(await retryFailed(h.queue.queue, "no-such-job")).toBe(false);
-    expect(await retryAllFailed(h.queue.queue)).toBe(0);
+    expect(await retryFailed(h.queue, "no-such-job")).toBe(false);
+    expect(await retryAllFailed(h.queue)).toBe(0);
     await worker.close();
   });
 });
