@@ -1,3 +1,9 @@
+import type { DiagnosisResult } from "../../src/diagnosis/types.js";
+import { pct, type Row, type Table } from "./report.js";
+import type { Observation } from "./run.js";
+import { isRight } from "./sources.js";
+import { isLeaf } from "./split.js";
+
 /**
  * Expected calibration error (Guo et al. 2017): the gap between confidence and accuracy, averaged over
  * equal-width confidence bins weighted by how many predictions fall in each. 15 bins, as evaluate.py uses,
@@ -24,4 +30,45 @@ export function expectedCalibrationError(
       (count[b]! / predictions.length) * Math.abs(correct[b]! / count[b]! - confidence[b]! / count[b]!);
   }
   return error;
+}
+
+const RUNS: [string, (o: Observation) => DiagnosisResult][] = [
+  ["given", (o) => o.withCrop],
+  ["not given", (o) => o.withoutCrop],
+];
+
+/**
+ * Calibration of what a client reads: the first candidate's confidence against whether it is the label, over the
+ * leaf photos that got a reading (a "not a plant" answer carries no confidence), per source.
+ */
+export function calibrationTable(groups: [string, Observation[]][]): Table {
+  const rows: Row[] = [];
+  for (const [source, items] of groups) {
+    const leaves = items.filter((o) => isLeaf(o.sample));
+    if (leaves.length === 0) continue;
+    for (const [run, pick] of RUNS) {
+      const read = leaves
+        .map((o) => ({ result: pick(o), label: o.sample.label }))
+        .filter(({ result }) => result.candidates.length > 0);
+      const predictions = read.map(({ result, label }) => ({
+        confidence: result.candidates[0]!.confidence,
+        correct: isRight(result, label),
+      }));
+      const meanConfidence = predictions.reduce((sum, p) => sum + p.confidence, 0);
+      rows.push([
+        source,
+        run,
+        `${read.length} of ${leaves.length}`,
+        pct(meanConfidence, predictions.length),
+        pct(predictions.filter((p) => p.correct).length, predictions.length),
+        predictions.length === 0 ? "–" : pct(expectedCalibrationError(predictions), 1),
+      ]);
+    }
+  }
+  return {
+    title:
+      "Calibration of the top confidence (`candidates[0].confidence`; expected calibration error, 15 bins)",
+    head: ["source", "crop_type", "photos with a reading", "mean confidence", "top-1", "ECE"],
+    rows,
+  };
 }
