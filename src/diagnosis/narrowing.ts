@@ -5,6 +5,8 @@ import type { Crop } from "./types.js";
 /** Probabilities over the leaf classes (non_plant left out), summing to 1. */
 export type ClassProbabilities = Map<string, number>;
 
+export const CROP_MISMATCH_NOTE = "crop_mismatch";
+
 /** Below this share of the model's belief on the stated crop, the answer says the photo looks like another crop. */
 export const CROP_MISMATCH_SHARE = 0.2;
 /**
@@ -65,7 +67,7 @@ export function narrowByCrop(probabilities: ClassProbabilities, cropText: string
   for (const p of kept.values()) share += p;
   const notes: NoteRequest[] =
     share < CROP_MISMATCH_SHARE
-      ? [{ key: "crop_mismatch", params: { given: names.crop(crop), detected } }]
+      ? [{ key: CROP_MISMATCH_NOTE, params: { given: names.crop(crop), detected } }]
       : [];
   return { probabilities: normalise(kept), notes };
 }

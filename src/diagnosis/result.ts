@@ -1,7 +1,9 @@
+import { hidesContent } from "./image/quality.js";
 import type { Knowledge, NoteRequest } from "./kb.js";
 import { CLASS_DESCRIPTION_NOTE } from "./knowledge/notes.js";
 import {
   type ClassProbabilities,
+  CROP_MISMATCH_NOTE,
   likeliestCrop,
   type Names,
   type Narrowing,
@@ -85,7 +87,7 @@ export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
     result.error = { ...MODEL_UNAVAILABLE };
   } else if (!a.isPlant) {
     result.outcome = "not_plant";
-    notes.unshift({ key: "not_plant" });
+    if (!hidesContent(a.qualityIssue)) notes.unshift({ key: "not_plant" });
   } else {
     result.image_analysis.detected_crop = detectedCrop(a.model);
     const { probabilities, notes: narrowingNotes } = narrow(a.model.probabilities, a.context, kb);
@@ -99,7 +101,20 @@ export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
     }));
     if (topP < a.model.unsureThreshold) {
       result.outcome = "unsure";
-      notes.unshift({ key: "unsure", params: { confidence: String(Math.round(topP * 100)) } });
+      // Restricted to a crop the photo does not show, the model is unsure because of the crop: the mismatch note
+      // says so, and a new photo would not help.
+      const best = result.candidates[0];
+      if (best && !narrowingNotes.some((n) => n.key === CROP_MISMATCH_NOTE)) {
+        // The best guess is named ("possibly …") so nobody has to read `candidates` to use it; what makes a
+        // better photo follows, unless the photo's quality note already says it.
+        notes.unshift(
+          {
+            key: "unsure",
+            params: { name: best.name, confidence: String(Math.round(best.confidence * 100)) },
+          },
+          ...(a.qualityIssue ? [] : [{ key: "better_photo" }]),
+        );
+      }
     } else if (kb.isHealthy(topId)) {
       result.outcome = "healthy";
       result.crop_health = "healthy";

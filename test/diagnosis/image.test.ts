@@ -321,4 +321,16 @@ describe("quality checks", () => {
       .toBuffer();
     expect(await issueOf(soil)).toBe("no_leaf_visible");
   });
+
+  it("judges light by the leaf: a well-lit leaf on a white sheet is not overexposed, the same leaf washed out is", async () => {
+    const leaf = await sharp(await leafJpeg(320, 240))
+      .extend({ left: 320, right: 320, background: "#ffffff" })
+      .jpeg()
+      .toBuffer();
+    const stats = measure(resizeTo(await decodeImage(leaf), 128));
+    expect(stats.clippedFraction).toBeGreaterThan(0.5);
+    expect(stats.plantLuma).toBeLessThan(0.6);
+    expect(await issueOf(leaf)).toBeNull();
+    expect(await issueOf(await sharp(leaf).linear(2.5, 40).jpeg().toBuffer())).toBe("overexposed");
+  });
 });

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createKnowledge, type Knowledge } from "../../src/diagnosis/kb.js";
 import { CLASS_IDS } from "../../src/diagnosis/knowledge/entries.js";
 import { assembleResult, type ModelVerdict } from "../../src/diagnosis/result.js";
-import type { DiagnosisContext } from "../../src/diagnosis/types.js";
+import type { DiagnosisContext, QualityIssue } from "../../src/diagnosis/types.js";
 
 const context = (extra: Partial<DiagnosisContext> = {}): DiagnosisContext => ({
   language: "en",
@@ -25,8 +25,12 @@ describe("result assembly (the rules between the model's probabilities and the a
   beforeAll(async () => {
     kb = await createKnowledge();
   });
-  const assess = (model: ModelVerdict | null, extra: Partial<DiagnosisContext> = {}, isPlant = true) =>
-    assembleResult({ requestId: "r", context: context(extra), isPlant, qualityIssue: null, model }, kb);
+  const assess = (
+    model: ModelVerdict | null,
+    extra: Partial<DiagnosisContext> = {},
+    isPlant = true,
+    qualityIssue: QualityIssue | null = null,
+  ) => assembleResult({ requestId: "r", context: context(extra), isPlant, qualityIssue, model }, kb);
 
   it("names the top disease and others above the floor, never a healthy class, at most three", () => {
     const result = assess(
@@ -80,13 +84,14 @@ describe("result assembly (the rules between the model's probabilities and the a
     expect(result.additional_notes).not.toMatch(/limited to cassava/);
   });
 
-  it("names nothing when unsure, and asks for a better photo", () => {
+  it("names nothing when unsure, but names the best guess and asks for a better photo", () => {
     const result = assess(verdict({ bean__rust: 0.45, bean__angular_leaf_spot: 0.4, bean__healthy: 0.15 }));
     expect(result.crop_health).toBe("unknown");
     expect(result.diagnoses).toEqual([]);
     expect(result.additional_notes).toBe(
-      kb.note({ key: "unsure", params: { confidence: "45" } }, "en", "standard"),
+      `${kb.note({ key: "unsure", params: { name: kb.name("bean__rust", "en"), confidence: "45" } }, "en", "standard")} ${kb.note({ key: "better_photo" }, "en", "standard")}`,
     );
+    expect(result.additional_notes).toContain(`Possibly: ${kb.name("bean__rust", "en")}`);
     expect(result.image_analysis.detected_crop).toBe("bean");
     expect(result.outcome).toBe("unsure");
     // The best guesses stay readable, most likely first, with their names and calibrated confidences.
@@ -95,6 +100,26 @@ describe("result assembly (the rules between the model's probabilities and the a
       { id: "bean__angular_leaf_spot", name: kb.name("bean__angular_leaf_spot", "en"), confidence: 0.4 },
       { id: "bean__healthy", name: kb.name("bean__healthy", "en"), confidence: 0.15 },
     ]);
+  });
+
+  it("names the unsure answer's best guess in the farmer's language, and leaves the retake advice to a quality note", () => {
+    const model = verdict({ tomato__late_blight: 0.5, tomato__early_blight: 0.3, tomato__healthy: 0.2 });
+    const sw = assembleResult(
+      {
+        requestId: "r",
+        context: context({ language: "sw", detailLevel: "simple" }),
+        isPlant: true,
+        qualityIssue: null,
+        model,
+      },
+      kb,
+    );
+    expect(sw.additional_notes).toContain(kb.name("tomato__late_blight", "sw"));
+    expect(kb.name("tomato__late_blight", "sw")).not.toBe(kb.name("tomato__late_blight", "en"));
+    const blurred = assess(model, {}, true, "blurry");
+    expect(blurred.additional_notes).toBe(
+      `${kb.note({ key: "unsure", params: { name: kb.name("tomato__late_blight", "en"), confidence: "50" } }, "en", "standard")} ${kb.note({ key: "quality.blurry" }, "en", "standard")}`,
+    );
   });
 
   it("keys every answer with its outcome, and lists candidates only where the model read a plant", () => {
@@ -120,6 +145,29 @@ describe("result assembly (the rules between the model's probabilities and the a
     expect(result.crop_health).toBe("unknown");
     expect(result.diagnoses).toEqual([]);
     expect(result.additional_notes).toBe(kb.note({ key: "not_plant" }, "en", "standard"));
+  });
+
+  it("does not call a photo too dark, too small or washed out 'not a plant': its quality note says what is wrong", () => {
+    for (const issue of ["too_dark", "too_small", "overexposed"] as const) {
+      const result = assess(verdict({ tomato__late_blight: 1 }), {}, false, issue);
+      expect([result.is_plant, result.outcome], issue).toEqual([false, "not_plant"]);
+      expect(result.additional_notes, issue).toBe(kb.note({ key: `quality.${issue}` }, "en", "standard"));
+    }
+    // A blurred page is still recognisably no plant: both problems are said.
+    const blurred = assess(verdict({ tomato__late_blight: 1 }), {}, false, "blurry");
+    expect(blurred.additional_notes).toBe(
+      `${kb.note({ key: "not_plant" }, "en", "standard")} ${kb.note({ key: "quality.blurry" }, "en", "standard")}`,
+    );
+  });
+
+  it("explains an answer unsure because the photo shows another crop than the stated one by the mismatch alone", () => {
+    const result = assess(verdict({ tomato__late_blight: 0.9, bean__rust: 0.05, bean__healthy: 0.05 }), {
+      cropType: "bean",
+    });
+    expect(result.outcome).toBe("unsure");
+    expect(result.additional_notes).toBe(
+      kb.note({ key: "crop_mismatch", params: { given: "bean", detected: "tomato" } }, "en", "standard"),
+    );
   });
 
   it("down-weights diseases absent from the stated region and says which", () => {

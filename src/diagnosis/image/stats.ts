@@ -15,6 +15,12 @@ export interface ImageStats {
    * clipped-white pixels are left out, so a washed-out leaf keeps its green while a white page stays at zero.
    */
   plantFraction: number;
+  /**
+   * Luma, 0..1, of the leaf's bright parts: the 90th percentile over the leaf-coloured pixels. It tells how the
+   * leaf itself is exposed, whatever the background (rice on a white sheet is bright overall, its leaf is not).
+   * Null when under 2 % of the pixels have a leaf colour: too few to tell (a few stray pixels of a white page).
+   */
+  plantLuma: number | null;
 }
 
 /**
@@ -47,6 +53,7 @@ export function measure(image: RgbImage): ImageStats {
   let dark = 0;
   let clipped = 0;
   let plant = 0;
+  const plantLumas = new Uint32Array(256);
   let measurable = 0;
   for (let i = 0; i < pixels; i++) {
     const r = data[i * 3]!;
@@ -59,7 +66,10 @@ export function measure(image: RgbImage): ImageStats {
     if (r >= 250 && g >= 250 && b >= 250) clipped++;
     if (hasJudgeableColour(r, g, b)) {
       measurable++;
-      if (isPlantColour(r, g, b)) plant++;
+      if (isPlantColour(r, g, b)) {
+        plant++;
+        plantLumas[Math.round(y)]!++;
+      }
     }
   }
   return {
@@ -68,7 +78,26 @@ export function measure(image: RgbImage): ImageStats {
     darkFraction: dark / pixels,
     clippedFraction: clipped / pixels,
     plantFraction: measurable > 0 ? plant / measurable : 0,
+    plantLuma:
+      plant >= MIN_PLANT_SHARE_FOR_LUMA * pixels
+        ? percentile(plantLumas, plant, PLANT_LUMA_PERCENTILE) / 255
+        : null,
   };
+}
+
+/** The leaf's bright parts, not its mean: a dark-veined leaf washed out by sun still has dark pixels. */
+const PLANT_LUMA_PERCENTILE = 0.9;
+const MIN_PLANT_SHARE_FOR_LUMA = 0.02;
+
+/** The value below which `share` of the `count` values counted in `histogram` lie. */
+function percentile(histogram: Uint32Array, count: number, share: number): number {
+  const rank = Math.ceil(share * count);
+  let seen = 0;
+  for (let value = 0; value < histogram.length; value++) {
+    seen += histogram[value]!;
+    if (seen >= rank) return value;
+  }
+  return histogram.length - 1;
 }
 
 function laplacianVariance(luma: Float32Array, width: number, height: number): number {

@@ -18,7 +18,9 @@ describe("notes", () => {
     expect(text).not.toMatch(/{{|}}/);
     const region = note("region_unknown", "en", "standard", { region: "Côte d'Ivoire & co" }, i18n);
     expect(region).toContain("Côte d'Ivoire & co");
-    expect(note("unsure", "en", "simple", { confidence: "42" }, i18n)).toContain("42%");
+    const unsure = note("unsure", "en", "standard", { name: "Tomato late blight", confidence: "42" }, i18n);
+    expect(unsure).toContain("42%");
+    expect(unsure).toContain("Possibly: Tomato late blight");
     expect(
       note(
         "region_narrowed",
