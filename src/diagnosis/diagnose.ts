@@ -1,12 +1,13 @@
 import { type Analysis, createAnalyser, type Logger } from "./analyse.js";
-import { conditionOfClass } from "./crops.js";
+import { conditionOfClass, parseCrop } from "./crops.js";
 import type { Diagnoser } from "./diagnoser.js";
 import { createKnowledge, type Knowledge } from "./kb.js";
 import { camBoxes } from "./model/cam.js";
 import type { ModelMetadata } from "./model/metadata.js";
-import { NON_PLANT_CLASS } from "./model/metadata.js";
+import { NON_PLANT_CLASS, OTHER_PLANT_CLASS } from "./model/metadata.js";
 import type { ClassProbabilities } from "./narrowing.js";
 import { assembleResult, type ModelVerdict } from "./result.js";
+import type { DiagnosisContext } from "./types.js";
 
 export interface DiagnoserOptions {
   modelPath: string;
@@ -35,7 +36,7 @@ export async function createDiagnoser(options: DiagnoserOptions): Promise<Diagno
           context,
           isPlant: analysis.isPlant,
           qualityIssue: analysis.qualityIssue,
-          model: analyser.metadata ? verdict(analysis, analyser.metadata) : null,
+          model: analyser.metadata ? verdict(analysis, analyser.metadata, context) : null,
         },
         kb,
       );
@@ -46,7 +47,11 @@ export async function createDiagnoser(options: DiagnoserOptions): Promise<Diagno
 }
 
 /** The model's answer as probabilities over the leaf classes, given that the photo is judged a plant. */
-function verdict(analysis: Analysis, metadata: ModelMetadata): ModelVerdict | null {
+function verdict(
+  analysis: Analysis,
+  metadata: ModelMetadata,
+  context: DiagnosisContext,
+): ModelVerdict | null {
   const model = analysis.model;
   if (!model) return null;
   const leafShare = 1 - model.nonPlantProbability;
@@ -55,8 +60,14 @@ function verdict(analysis: Analysis, metadata: ModelMetadata): ModelVerdict | nu
     if (id !== NON_PLANT_CLASS)
       probabilities.set(id, leafShare > 0 ? model.probabilities[i]! / leafShare : 0);
   });
+  // A farmer who names one of our crops knows the plant better than the model does.
+  const otherPlant = model.probabilities[metadata.classes.indexOf(OTHER_PLANT_CLASS)] ?? 0;
+  const otherCrop =
+    !parseCrop(context.cropType ?? "") &&
+    otherPlant >= (metadata.other_plant_threshold ?? Number.POSITIVE_INFINITY);
   return {
     probabilities,
+    otherCrop,
     unsureThreshold: metadata.unsure_threshold,
     boxes: (classId, probability) =>
       camBoxes(

@@ -1,4 +1,4 @@
-import { cropOfClass, parseCrop } from "./crops.js";
+import { cropOfClass } from "./crops.js";
 import type { Knowledge, NoteRequest } from "./kb.js";
 import type { Crop } from "./types.js";
 
@@ -50,18 +50,11 @@ export function likeliestCrop(probabilities: ClassProbabilities): { crop: Crop; 
 /**
  * A stated crop restricts the answer to that crop's classes: the farmer knows the plant, the model only
  * guesses it. When the model puts little belief there, the answer keeps the restriction but says the photo
- * looks like another crop. A crop the model does not know cannot restrict anything: the note says so, and
- * that the answer ranges over the crops the service knows (not, as for a mismatch, that it was limited).
+ * looks like another crop. (A crop the model does not cover never gets here: result.ts answers it apart.)
  */
-export function narrowByCrop(probabilities: ClassProbabilities, cropText: string, names: Names): Narrowing {
+export function narrowByCrop(probabilities: ClassProbabilities, crop: Crop, names: Names): Narrowing {
   const likeliest = likeliestCrop(probabilities);
   const detected = likeliest ? names.crop(likeliest.crop) : "";
-  const crop = parseCrop(cropText);
-  if (!crop)
-    return {
-      probabilities,
-      notes: [{ key: "crop_unsupported", params: { given: cropText.trim(), detected } }],
-    };
   const kept = new Map([...probabilities].filter(([id]) => cropOfClass(id) === crop));
   let share = 0;
   for (const p of kept.values()) share += p;

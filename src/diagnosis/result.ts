@@ -1,3 +1,4 @@
+import { parseCrop } from "./crops.js";
 import { hidesContent } from "./image/quality.js";
 import type { Knowledge, NoteRequest } from "./kb.js";
 import { CLASS_DESCRIPTION_NOTE } from "./knowledge/notes.js";
@@ -10,14 +11,15 @@ import {
   narrowByCrop,
   narrowByRegion,
 } from "./narrowing.js";
-import type {
-  Crop,
-  Detection,
-  Diagnosis,
-  DiagnosisContext,
-  DiagnosisResult,
-  QualityIssue,
-  Treatment,
+import {
+  CROPS,
+  type Crop,
+  type Detection,
+  type Diagnosis,
+  type DiagnosisContext,
+  type DiagnosisResult,
+  type QualityIssue,
+  type Treatment,
 } from "./types.js";
 
 /** A disease beside the top one is named only with at least this (narrowed, calibrated) probability. */
@@ -28,6 +30,8 @@ export const MAX_DIAGNOSES = 3;
 export interface ModelVerdict {
   /** Calibrated probabilities over the leaf classes, given that the photo shows a plant (sum 1). */
   probabilities: ClassProbabilities;
+  /** The plant is a crop the model does not cover (and the farmer named none it does). */
+  otherCrop: boolean;
   /** From classes.json: below it the answer names no disease. */
   unsureThreshold: number;
   /** Boxes around the regions behind one class's score (computed only when asked for). */
@@ -88,6 +92,10 @@ export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
   } else if (!a.isPlant) {
     result.outcome = "not_plant";
     if (!hidesContent(a.qualityIssue)) notes.unshift({ key: "not_plant" });
+  } else if (a.model.otherCrop || unknownCrop(a.context)) {
+    // Diseases of the crops we cover say nothing true of another plant: nothing is ranked or named.
+    result.outcome = "crop_not_supported";
+    notes.unshift(cropNotSupportedNote(a.context, kb));
   } else {
     result.image_analysis.detected_crop = detectedCrop(a.model);
     const { probabilities, notes: narrowingNotes } = narrow(a.model.probabilities, a.context, kb);
@@ -148,6 +156,24 @@ export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
   return result;
 }
 
+/** The crop the farmer named, when it is not one the model covers (a typing slip reads the same). */
+function unknownCrop(context: DiagnosisContext): string | null {
+  const given = context.cropType?.trim();
+  return given && !parseCrop(given) ? given : null;
+}
+
+/** Names the crops we cover, in the reader's language, and the farmer's own crop when one was given. */
+function cropNotSupportedNote(context: DiagnosisContext, kb: Knowledge): NoteRequest {
+  const { language, detailLevel } = context;
+  const crops = new Intl.ListFormat(language, { type: "conjunction" }).format(
+    CROPS.map((crop) => kb.note({ key: `crops.${crop}` }, language, detailLevel)),
+  );
+  const given = unknownCrop(context);
+  return given
+    ? { key: "crop_unsupported", params: { given, crops } }
+    : { key: "crop_not_supported", params: { crops } };
+}
+
 /** The stated crop, then the stated region, narrow the model's answer (narrowing.ts); each may add a note. */
 function narrow(model: ClassProbabilities, context: DiagnosisContext, kb: Knowledge): Narrowing {
   const { language, detailLevel } = context;
@@ -157,8 +183,9 @@ function narrow(model: ClassProbabilities, context: DiagnosisContext, kb: Knowle
   };
   let probabilities = model;
   const notes: NoteRequest[] = [];
-  if (context.cropType?.trim()) {
-    const byCrop = narrowByCrop(probabilities, context.cropType, names);
+  const crop = parseCrop(context.cropType ?? "");
+  if (crop) {
+    const byCrop = narrowByCrop(probabilities, crop, names);
     probabilities = byCrop.probabilities;
     notes.push(...byCrop.notes);
   }

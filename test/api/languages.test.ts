@@ -14,7 +14,8 @@ import { multipartBody } from "./support/form.js";
 
 type Level = Record<string, string | string[]>;
 type Entry = { name: string } & Record<DetailLevel, Level>;
-type NotesFile = Record<string, Record<string, string>>;
+/** Notes by key: per level, or one text for every reader (the crop names, the unsupported-crop notes). */
+type NotesFile = Record<string, Record<string, string>> & { crop_unsupported: string };
 
 const LOCALES = new URL("../../locales/", import.meta.url);
 const read = (language: string, ns: string): unknown =>
@@ -36,6 +37,7 @@ class FixedVerdictDiagnoser implements Diagnoser {
   async diagnose(_image: Buffer, context: Parameters<Diagnoser["diagnose"]>[1], requestId: string) {
     const model: ModelVerdict = {
       probabilities: new Map(Object.entries(this.verdict)),
+      otherCrop: false,
       unsureThreshold: 0.5,
       boxes: () => [],
     };
@@ -93,7 +95,7 @@ describe.each(cases)("POST /diagnosis/ with language=%s, detail_level=%s", (lang
   it("names and describes the diseases, plans the treatment and adds the notes in that language", async () => {
     const ids = ["tomato__late_blight", "tomato__early_blight"];
     diagnoser.verdict = { tomato__late_blight: 0.7, tomato__early_blight: 0.25, tomato__healthy: 0.05 };
-    const body = await post({ language, detail_level: level, crop_type: "cassava" });
+    const body = await post({ language, detail_level: level });
 
     expect(body.diagnoses.map((d: { id: string }) => d.id)).toEqual(ids);
     for (const [i, id] of ids.entries()) {
@@ -112,16 +114,21 @@ describe.each(cases)("POST /diagnosis/ with language=%s, detail_level=%s", (lang
         for (const item of body.treatment[key]) expect(englishItems.has(item), item).toBe(false);
       }
     }
-    // An unsupported crop: the note says the answer could not be limited to it, in the asked language.
-    const detected = notesOf.crops!.tomato!;
-    expect(body.additional_notes).toBe(
-      interpolate(notesOf.crop_unsupported![level]!, { given: "cassava", detected }),
+  });
+
+  it("answers a crop we do not cover by naming it and the crops we cover, in that language", async () => {
+    diagnoser.verdict = { tomato__late_blight: 0.7, tomato__early_blight: 0.25, tomato__healthy: 0.05 };
+    const body = await post({ language, detail_level: level, crop_type: "cassava" });
+    expect([body.outcome, body.crop_health, body.diagnoses]).toEqual(["crop_not_supported", "unknown", []]);
+    const crops = new Intl.ListFormat(language, { type: "conjunction" }).format(
+      ["bean", "maize", "pepper", "potato", "rice", "tomato"].map((crop) => notesOf.crops![crop]!),
     );
-    if (language !== "en") {
+    const text = notesOf.crop_unsupported;
+    expect(body.additional_notes).toBe(interpolate(text, { given: "cassava", crops }));
+    if (language !== "en")
       expect(body.additional_notes).not.toBe(
-        interpolate(notes("en").crop_unsupported![level]!, { given: "cassava", detected: "tomato" }),
+        interpolate(notes("en").crop_unsupported, { given: "cassava", crops }),
       );
-    }
   });
 
   it("reassures about a healthy plant with its crop's own text and the language's caveat", async () => {

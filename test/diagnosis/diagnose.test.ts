@@ -277,6 +277,34 @@ describe("diagnosis with the committed model", () => {
         expect(checked, "fewer than three unsure test photos").toBe(3);
       });
 
+      it("answers a grape leaf sent as grape: not supported, naming grape and the crops we cover", async () => {
+        const dir = path.join(DATASETS_DIR, "other-plants", "grape_leaf");
+        const grapes = readdirSync(dir).slice(0, 12);
+        const crops = new Intl.ListFormat("en", { type: "conjunction" }).format(
+          CROPS.map((crop) => kb.note({ key: `crops.${crop}` }, "en", "standard")),
+        );
+        let plants = 0;
+        for (const file of grapes) {
+          const result = await diagnoser.diagnose(
+            readFileSync(path.join(dir, file)),
+            context({ cropType: "grape" }),
+            REQUEST_ID,
+          );
+          if (!result.is_plant) continue;
+          plants++;
+          expect(result.outcome, file).toBe("crop_not_supported");
+          expect([result.crop_health, result.diagnoses, result.candidates], file).toEqual([
+            "unknown",
+            [],
+            [],
+          ]);
+          expect(result.additional_notes, file).toContain(
+            note("crop_unsupported", { given: "grape", crops }),
+          );
+        }
+        expect(plants, "no grape leaf was judged a plant").toBeGreaterThan(6);
+      });
+
       it("says nothing about light on rice photographed on a white background, and still flags an overexposed copy", async () => {
         const dir = path.join(DATASETS_DIR, "leaf-photos");
         const rice = readdirSync(dir)

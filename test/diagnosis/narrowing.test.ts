@@ -36,10 +36,4 @@ describe("crop narrowing", () => {
     expect(parseCrop("feijão")).toBe("bean");
     expect(parseCrop("cassava")).toBeNull();
   });
-
-  it("cannot restrict to a crop the model does not know: says so (not a mismatch) and names the photo's crop", () => {
-    const { probabilities, notes } = narrowByCrop(model, " cassava ", names);
-    expect(probabilities).toBe(model);
-    expect(notes).toEqual([{ key: "crop_unsupported", params: { given: "cassava", detected: "<tomato>" } }]);
-  });
 });

@@ -12,9 +12,10 @@ const context = (extra: Partial<DiagnosisContext> = {}): DiagnosisContext => ({
 });
 
 /** A model verdict with the given probabilities and boxes that name each class's condition. */
-function verdict(probabilities: Record<string, number>): ModelVerdict {
+function verdict(probabilities: Record<string, number>, otherCrop = false): ModelVerdict {
   return {
     probabilities: new Map(Object.entries(probabilities)),
+    otherCrop,
     unsureThreshold: 0.6,
     boxes: (id, p) => [{ name: id.split("__")[1]!, bbox: [0.1, 0.2, 0.3, 0.4], confidence: p }],
   };
@@ -71,17 +72,58 @@ describe("result assembly (the rules between the model's probabilities and the a
     expect(result.additional_notes).toBe(`${own} ${kb.note({ key: "healthy" }, "en", "standard")}`);
   });
 
-  it("tells a user of an unsupported crop that the answer was not limited to it", () => {
-    const result = assess(verdict({ tomato__late_blight: 0.9, bean__rust: 0.1 }), { cropType: "cassava" });
-    expect(result.diagnoses[0]?.id).toBe("tomato__late_blight");
+  it("answers a plant of a crop we do not cover as not supported, naming the crops we cover in the reader's language", () => {
+    const model = verdict({ tomato__late_blight: 0.9, bean__rust: 0.1 }, true);
+    const result = assess(model, {}, true);
+    expect(result.outcome).toBe("crop_not_supported");
+    expect([result.is_plant, result.crop_health, result.diagnoses, result.candidates]).toEqual([
+      true,
+      "unknown",
+      [],
+      [],
+    ]);
+    expect(result.image_analysis.detected_crop).toBeNull();
+    expect(result.treatment.urgency).toBeNull();
     expect(result.additional_notes).toBe(
       kb.note(
-        { key: "crop_unsupported", params: { given: "cassava", detected: "tomato" } },
+        { key: "crop_not_supported", params: { crops: "bean, maize, pepper, potato, rice, and tomato" } },
         "en",
         "standard",
       ),
     );
-    expect(result.additional_notes).not.toMatch(/limited to cassava/);
+    const sw = assembleResult(
+      { requestId: "r", context: context({ language: "sw" }), isPlant: true, qualityIssue: null, model },
+      kb,
+    );
+    expect(sw.additional_notes).toContain("maharagwe, mahindi, pilipili hoho, viazi, mpunga na nyanya");
+    // Not a plant comes first: an animal is not an unsupported crop.
+    expect(assess(model, {}, false).outcome).toBe("not_plant");
+  });
+
+  it("answers a stated crop we do not know as not supported, naming it and the crops we cover", () => {
+    const result = assess(verdict({ tomato__late_blight: 0.9, bean__rust: 0.1 }), { cropType: " grape " });
+    expect(result.outcome).toBe("crop_not_supported");
+    expect([result.is_plant, result.crop_health, result.diagnoses, result.candidates]).toEqual([
+      true,
+      "unknown",
+      [],
+      [],
+    ]);
+    expect(result.additional_notes).toBe(
+      kb.note(
+        {
+          key: "crop_unsupported",
+          params: { given: "grape", crops: "bean, maize, pepper, potato, rice, and tomato" },
+        },
+        "en",
+        "standard",
+      ),
+    );
+    expect(result.additional_notes).toMatch(/grape.*tomato/);
+    // A crop we cover, in the farmer's words, still narrows: no crop_not_supported then.
+    expect(
+      assess(verdict({ tomato__late_blight: 0.9, bean__rust: 0.1 }), { cropType: "nyanya" }).outcome,
+    ).toBe("diagnosed");
   });
 
   it("names nothing when unsure, but names the best guess and asks for a better photo", () => {

@@ -11,9 +11,12 @@ export interface ModelMetadata {
   temperature: number;
   unsure_threshold: number;
   non_plant_threshold: number;
+  /** With an `other_plant` class: its calibrated probability from which a photo shows a crop we do not cover. */
+  other_plant_threshold?: number;
 }
 
 export const NON_PLANT_CLASS = "non_plant";
+export const OTHER_PLANT_CLASS = "other_plant";
 
 /**
  * The crop's rounding, read from the rule text of classes.json (`left=floor((w-128)/2)` or `left=ceil(...)`):
@@ -46,6 +49,12 @@ export async function loadMetadata(modelPath: string): Promise<ModelMetadata> {
   for (const key of ["unsure_threshold", "non_plant_threshold"] as const) {
     if (!(meta[key] >= 0 && meta[key] <= 1)) problems.push(`${key} must be between 0 and 1`);
   }
+  const otherPlant = meta.other_plant_threshold;
+  if (
+    meta.classes?.includes(OTHER_PLANT_CLASS) &&
+    !(otherPlant !== undefined && otherPlant >= 0 && otherPlant <= 1)
+  )
+    problems.push(`a model with "${OTHER_PLANT_CLASS}" needs other_plant_threshold between 0 and 1`);
   const input = meta.input;
   if (!input || !(input.size > 0) || input.mean?.length !== 3 || input.std?.length !== 3) {
     problems.push("input must give size, mean[3] and std[3]");

@@ -95,8 +95,8 @@ describe("the English template covers the model", () => {
     const paths = [...leaves(englishNotes).keys()];
     for (const key of [
       "unsure",
+      "better_photo",
       "crop_mismatch",
-      "crop_unsupported",
       "region_narrowed",
       "region_unknown",
       "healthy",
@@ -105,6 +105,8 @@ describe("the English template covers the model", () => {
     ]) {
       for (const level of DETAIL_LEVELS) expect(paths, `${key}.${level}`).toContain(`${key}.${level}`);
     }
+    // The same for every reader: which crops we cover.
+    for (const key of ["crop_unsupported", "crop_not_supported"]) expect(paths).toContain(key);
     for (const issue of QUALITY_ISSUES) expect(paths).toContain(`quality.${issue}`);
     for (const crop of CROPS) expect(paths).toContain(`crops.${crop}`);
   });

@@ -70,15 +70,15 @@ describe("notes", () => {
     );
   });
 
-  it("says an unsupported crop was not used to limit the answer, unlike a mismatch", () => {
-    const params = { given: "cassava", detected: "tomato" };
-    for (const level of DETAIL_LEVELS) {
-      const unsupported = note("crop_unsupported", "en", level, params, i18n);
-      expect(unsupported).toContain("cassava");
-      expect(unsupported).toContain("tomato");
-      expect(unsupported).not.toBe(note("crop_mismatch", "en", level, params, i18n));
-    }
-    expect(note("crop_unsupported", "en", "standard", params, i18n)).toMatch(/could not be limited/);
+  it("names the crop we do not cover and the ones we do, the same for every reader", () => {
+    const params = { given: "cassava", crops: "bean and rice" };
+    const texts = DETAIL_LEVELS.map((level) => note("crop_unsupported", "en", level, params, i18n));
+    expect(new Set(texts).size).toBe(1);
+    expect(texts[0]).toContain("cassava");
+    expect(texts[0]).toContain("bean and rice");
+    const other = note("crop_not_supported", "en", "simple", { crops: "bean and rice" }, i18n);
+    expect(other).toContain("bean and rice");
+    expect(other).not.toBe(texts[0]);
   });
 
   it("throws on an unknown note, and on a missing value while testing", () => {
