@@ -3,11 +3,10 @@
  * not cover. Every disease named here is a wrong answer.
  */
 
-import { NON_PLANT_CLASS } from "../../src/diagnosis/model/metadata.js";
+import { NON_PLANT_CLASS, OTHER_PLANT_CLASS } from "../../src/diagnosis/model/metadata.js";
 import type { DiagnosisResult, Outcome } from "../../src/diagnosis/types.js";
 import { pct, type Row, type Table } from "./report.js";
 import type { Observation } from "./run.js";
-import { OTHER_PLANT_LABEL } from "./split.js";
 
 function row(name: string, results: DiagnosisResult[]): Row {
   const share = (outcome: Outcome) =>
@@ -26,7 +25,7 @@ function row(name: string, results: DiagnosisResult[]): Row {
 
 export function rejectionTable(observations: Observation[]): Table {
   const nonPlants = observations.filter((o) => o.sample.label === NON_PLANT_CLASS);
-  const others = observations.filter((o) => o.sample.label === OTHER_PLANT_LABEL);
+  const others = observations.filter((o) => o.sample.label === OTHER_PLANT_CLASS);
   return {
     title:
       "Photos the service must not diagnose (a disease named or a leaf called healthy is a wrong answer; the target for non-plant photos called a plant is ≤ 5 %)",

@@ -5,11 +5,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { cropOfClass } from "../../src/diagnosis/crops.js";
-import { NON_PLANT_CLASS } from "../../src/diagnosis/model/metadata.js";
+import { NON_PLANT_CLASS, OTHER_PLANT_CLASS } from "../../src/diagnosis/model/metadata.js";
 import { type Box, parseBoxes } from "./boxes.js";
-
-/** The split's label for leaves of crops the model does not cover (other-plants/). */
-export const OTHER_PLANT_LABEL = "other_plant";
 
 export interface Sample {
   /** Relative to the datasets folder. */
@@ -21,7 +18,7 @@ export interface Sample {
 
 /** A photo is a leaf photo when its label is one of the model's leaf classes. */
 export function isLeaf(sample: Sample): boolean {
-  return sample.label !== NON_PLANT_CLASS && sample.label !== OTHER_PLANT_LABEL;
+  return sample.label !== NON_PLANT_CLASS && sample.label !== OTHER_PLANT_CLASS;
 }
 
 /** Minimal CSV reader for the quoted fields the manifests use (`"[[0.1, 0.2, 0.3, 0.4]]"`). */
@@ -84,7 +81,7 @@ export function evenSample(samples: Sample[], limit: number | undefined): Sample
  */
 export function statedCrop(sample: Sample): string | undefined {
   if (sample.label === NON_PLANT_CLASS) return undefined;
-  if (sample.label === OTHER_PLANT_LABEL) return path.basename(path.dirname(sample.file)).split("_")[0];
+  if (sample.label === OTHER_PLANT_CLASS) return path.basename(path.dirname(sample.file)).split("_")[0];
   return cropOfClass(sample.label) ?? undefined;
 }
 
