@@ -31,6 +31,16 @@ export function reviewReason(result: DiagnosisResult): ReviewReason | undefined 
   return undefined;
 }
 
+/**
+ * Whether a REST upload's photo is kept: only when someone may look at it, an officer now (the result goes to
+ * the review queue) or later (a result routed to a farmer asks "did this help?", and "wrong" queues it).
+ * Keeping a photo costs more CPU than diagnosing it (decode, shrink, JPEG: `npm run bench`), so a confident
+ * answer that stays with the partner keeps none.
+ */
+export function keepsApiPhoto(result: DiagnosisResult, routed: boolean): boolean {
+  return routed || reviewReason(result) !== undefined;
+}
+
 /** The disease a result counts for in the outbreak view: the officer's class, else the model's diagnosis. */
 export function countedDisease(
   stored: StoredResult,

@@ -6,6 +6,7 @@ import { ApiError } from "../http-errors.js";
 import { UPLOAD_WAIT_MS } from "../limits.js";
 import { readForm } from "../plugins/multipart.js";
 import { preparePhoto } from "../results/photos.js";
+import { keepsApiPhoto } from "../results/record.js";
 import {
   BadRequestError,
   InternalError,
@@ -118,20 +119,20 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       };
       const diagnosed = await deps.diagnoser.diagnose(data, context, request.id);
       const sink = deps.resultSink;
-      // The photo is prepared for keeping once the diagnosis is made, while the answer goes out, and inside the
-      // upload's turn: its decode and the 10 MB upload it reads are bounded like the diagnosis's own, and it
-      // does not delay the answer.
-      const photo = sink ? preparePhoto(data) : undefined;
-      if (photo) turnWork.get(request)?.push(photo);
       // The contract ties body and header together; do not rely on the core to have copied the id.
       const result = { ...diagnosed, request_id: request.id };
+      // A photo worth keeping is prepared once the diagnosis is made, while the answer goes out, and inside the
+      // upload's turn: its decode and the 10 MB upload it reads are bounded like the diagnosis's own, and it
+      // does not delay the answer.
+      const photo = sink && keepsApiPhoto(result, routing !== undefined) ? preparePhoto(data) : undefined;
+      if (photo) turnWork.get(request)?.push(photo);
 
-      if (sink && photo) {
+      if (sink) {
         const delivery = Promise.resolve()
           .then(() =>
             sink(result, {
               language: form.language,
-              photo,
+              ...(photo ? { photo } : {}),
               source: "api",
               ...(routing ? { routing } : {}),
               ...(request.apiClient ? { client: request.apiClient.name } : {}),

@@ -3,9 +3,11 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { Redis } from "ioredis";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { createRecords, type Records } from "../../src/results/records.js";
 import { createResultSink } from "../../src/results/sink.js";
+import type { StoredResult } from "../../src/results/types.js";
 import { createStaffStore, type Role, type StaffStore } from "../../src/staff/accounts.js";
 import { hashPassword } from "../../src/staff/passwords.js";
 import { capturedLogger } from "../api/support/app.js";
@@ -19,12 +21,17 @@ export interface ConsoleTestApp {
   records: Records;
   staff: StaffStore;
   logs: () => string[];
+  /** The stored result of a REST request, once the result sink (which runs after the answer) is done with it. */
+  recorded(requestId: string): Promise<StoredResult | undefined>;
   addStaff(username: string, password: string, role?: Role): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The REST app with the console, on the real Redis under a key prefix of its own. */
-export async function consoleTestApp(name: string): Promise<ConsoleTestApp> {
+/** The REST app with the console, on the real Redis under a key prefix of its own (a stub core by default). */
+export async function consoleTestApp(
+  name: string,
+  { diagnoser = new StubDiagnoser() }: { diagnoser?: Diagnoser } = {},
+): Promise<ConsoleTestApp> {
   const prefix = `test-console-${name}-${process.pid}-${Date.now()}:`;
   const redis = new Redis("redis://127.0.0.1:6379");
   const records = createRecords(redis, { prefix });
@@ -36,15 +43,30 @@ export async function consoleTestApp(name: string): Promise<ConsoleTestApp> {
     CONSOLE_SESSION_SECRET: "a-session-secret-of-at-least-32-characters",
   });
   const knowledge = await createKnowledge();
+  const sink = createResultSink({ record: records.record });
+  const sunk = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+  const sinking = (id: string) => {
+    let entry = sunk.get(id);
+    if (!entry) {
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      entry = { promise, resolve };
+      sunk.set(id, entry);
+    }
+    return entry;
+  };
   const app = await buildApp(
     {
       config,
-      diagnoser: new StubDiagnoser(),
+      diagnoser,
       redis,
       records,
       staff,
       knowledge,
-      resultSink: createResultSink({ record: records.record }),
+      resultSink: (result, submission) =>
+        sink(result, submission).finally(() => sinking(result.request_id).resolve()),
     },
     { logger, rateLimitKeyPrefix: `${prefix}rl`, keyPrefix: prefix },
   );
@@ -55,6 +77,10 @@ export async function consoleTestApp(name: string): Promise<ConsoleTestApp> {
     records,
     staff,
     logs: lines,
+    async recorded(requestId) {
+      await sinking(requestId).promise;
+      return records.store.get(requestId);
+    },
     async addStaff(username, password, role = "officer") {
       await staff.put({
         username,
