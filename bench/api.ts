@@ -317,7 +317,8 @@ function floorLines(result: ApiBenchResult): string[] {
     `- 12 MP JPEG, 1 client: p50 ${single?.p50.toFixed(0)} ms = **${ratio.toFixed(2)} × the floor's p50** ` +
       `(issue 11's target ≤ ${FLOOR_TARGETS.latencyRatio}: ${verdict(ratio <= FLOOR_TARGETS.latencyRatio)}).`,
     `- Budget: at ${FLOOR_TARGETS.throughputShare * 100} % of the floor a photo may take ${budget.toFixed(1)} ms of CPU beyond its decode ` +
-      `(on ${cores} cores); keeping the photo for the console (decode, 1000 px, JPEG) takes ${keepCpu.toFixed(1)} ms of CPU by itself.`,
+      `(on ${cores} cores); keeping a photo for the console (decode, 1000 px, JPEG), done only for an upload whose result goes to ` +
+      `review or to a farmer, takes ${keepCpu.toFixed(1)} ms of CPU by itself.`,
     `- Memory, ${m.clients} clients at once (12 MP JPEG, ${m.requests} requests, ${m.busy} told 503 to come back, ${m.failures} failed): ` +
       `RSS ${m.startMiB.toFixed(0)} MiB at start, **peak ${m.peakMiB.toFixed(0)} MiB** (target ≤ ${FLOOR_TARGETS.peakMiB}: ` +
       `${verdict(m.peakMiB <= FLOOR_TARGETS.peakMiB)}), ${m.idleMiB.toFixed(0)} MiB after ${m.idleSeconds} s idle.`,

@@ -2,8 +2,8 @@
  * The decode floor: what sharp alone, with its defaults, needs to decode the bench's 12 MP JPEG and shrink it
  * to the size the service works at, in a process of its own (no server, no model). `npm run bench` runs it
  * beside the API bench and divides: the API's throughput by this one's at the same number of clients, and
- * the API's p50 at one client by this p50. It also times what keeping the photo costs (the console's
- * preparePhoto), which the service does for every upload on top of the diagnosis.
+ * the API's p50 at one client by this p50. It also times what keeping a photo costs (the console's
+ * preparePhoto), which the service adds to the diagnosis of an upload an officer may look at (keepsApiPhoto).
  * Prints one JSON line: `npx tsx bench/decode-floor.ts [--runs 30] [--concurrency 4]`.
  */
 import path from "node:path";
