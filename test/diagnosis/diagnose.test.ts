@@ -186,7 +186,8 @@ describe("diagnosis with the committed model", () => {
       expect(result.additional_notes).toBeTruthy();
     });
 
-    describe("one note per problem", () => {
+    // Dozens of real photos each: seconds alone, a minute or more beside the whole suite and a training.
+    describe("one note per problem", { timeout: 180_000 }, () => {
       let kb: Knowledge;
       beforeAll(async () => {
         kb = await createKnowledge();
