@@ -1,18 +1,33 @@
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { decodeImage } from "./image/decode.js";
+import { type DecodedImage, decodeImage } from "./image/decode.js";
 import { isPlant } from "./image/is-plant.js";
 import { qualityIssue } from "./image/quality.js";
 import { type ImageStats, measure } from "./image/stats.js";
 import { calibratedProbabilities } from "./model/calibrate.js";
-import { inputSpec, loadMetadata, type ModelMetadata, NON_PLANT_CLASS } from "./model/metadata.js";
+import { decodeLeaves, type Leaf } from "./model/leaves.js";
+import { loadMetadata, type ModelMetadata, NON_PLANT_CLASS, OTHER_PLANT_CLASS } from "./model/metadata.js";
 import { createPool, type InferencePool } from "./model/pool.js";
-import { type InputSpec, type ModelView, preprocess, resizeTo } from "./model/preprocess.js";
-import type { ModelOutput } from "./model/session.js";
+import { type CentreView, centreView, type RgbImage, resizeTo, toBatch } from "./model/preprocess.js";
+import { cropWindow, leafCrop, leavesToCrop, type Window, workingImage } from "./model/views.js";
 import type { QualityIssue } from "./types.js";
 
 /** The quality thresholds were measured on photos shrunk to 128 px on their shorter side, whatever the model's input. */
 const QUALITY_SIZE = 128;
+
+/** What the model read in one view of the photo. */
+export interface ViewReading {
+  logits: Float32Array;
+  /** Calibrated, over all classes in classes.json order. */
+  probabilities: Float64Array;
+}
+
+/** A leaf the centre view found and the model looked at closer (CONTRACT step 4). */
+export interface LeafView extends ViewReading {
+  leaf: Leaf;
+  /** The crop's window, in fractions of the centre view. */
+  window: Window;
+}
 
 /** Everything the core measures about one photo, before any text is written. */
 export interface Analysis {
@@ -23,13 +38,19 @@ export interface Analysis {
   isPlant: boolean;
   /** Null without a model. */
   model: {
-    /** Calibrated probabilities over all classes, in classes.json order. */
+    /** Calibrated probabilities over all classes, the mean of the views' (centre and leaf crops, equal weights). */
     probabilities: Float64Array;
     nonPlantProbability: number;
-    output: ModelOutput;
-    view: ModelView;
+    otherPlantProbability: number;
+    /** The centre view's distance to the nearest trained class (large: unlike anything trained on). */
+    distance: number;
+    centre: ViewReading & { view: CentreView };
+    /** Every leaf found in the centre view, strongest first (fractions of the centre view). */
+    leaves: Leaf[];
+    /** The leaves looked at closer, strongest first. */
+    crops: LeafView[];
   } | null;
-  /** Milliseconds per stage (the bench reports them). */
+  /** Milliseconds per stage (the bench reports them): preprocessing and inference summed over both model runs. */
   timings: { decode: number; preprocess: number; inference: number };
 }
 
@@ -65,13 +86,7 @@ export async function createAnalyser(options: {
     pool = createPool({ modelPath, threads });
     try {
       metadata = await loadMetadata(modelPath);
-      const size = metadata.input.size;
-      const probe = await pool.infer(new Float32Array(3 * size * size), size);
-      if (probe.logits.length !== metadata.classes.length) {
-        throw new Error(
-          `the model has ${probe.logits.length} outputs but classes.json lists ${metadata.classes.length} classes`,
-        );
-      }
+      await probe(pool, metadata);
       logger?.info(
         { modelPath, version: metadata.model_version, classes: metadata.classes.length },
         "disease model loaded",
@@ -83,48 +98,159 @@ export async function createAnalyser(options: {
       pool = createPool({ modelPath: null, threads });
     }
   }
-  const model = metadata ? { metadata, spec: inputSpec(metadata) } : null;
+  const loaded = metadata;
   return {
     metadata,
-    analyse: (bytes) => analyse(bytes, pool, model),
+    analyse: (bytes) => analyse(bytes, pool, loaded),
     close: () => pool.close(),
   };
+}
+
+/** A batch of two blank images: the outputs must have the shapes the contract gives, per image. */
+async function probe(pool: InferencePool, metadata: ModelMetadata): Promise<void> {
+  const { size } = metadata.input;
+  const output = await pool.infer(new Float32Array(2 * 3 * size * size), 2, size);
+  const grid = size / 16;
+  const problems: string[] = [];
+  if (output.logits.length !== 2 * metadata.classes.length)
+    problems.push(
+      `${output.logits.length / 2} logits per image but classes.json lists ${metadata.classes.length} classes`,
+    );
+  if (output.grid !== grid || output.leaf.length !== 2 * 5 * grid * grid)
+    problems.push(`leaf maps of ${output.leaf.length / 2} values per image, not 5 × ${grid} × ${grid}`);
+  if (output.distance.length !== 2) problems.push(`${output.distance.length} distances for 2 images`);
+  if (problems.length > 0) throw new Error(`the model does not follow classes.json: ${problems.join("; ")}`);
+}
+
+/** Splits a batch's logits per image and calibrates each. */
+function readings(logits: Float32Array, count: number, temperature: number): ViewReading[] {
+  const classes = logits.length / count;
+  return Array.from({ length: count }, (_, n) => {
+    const own = logits.slice(n * classes, (n + 1) * classes);
+    return { logits: own, probabilities: calibratedProbabilities(own, temperature) };
+  });
+}
+
+function mean(views: ViewReading[]): Float64Array {
+  const out = new Float64Array(views[0]!.probabilities.length);
+  for (const view of views) for (let i = 0; i < out.length; i++) out[i]! += view.probabilities[i]!;
+  for (let i = 0; i < out.length; i++) out[i]! /= views.length;
+  return out;
+}
+
+/** A stopwatch summing the time spent in each stage, which may come back more than once. */
+function stages() {
+  const spent = { decode: 0, preprocess: 0, inference: 0 };
+  return {
+    spent,
+    async time<T>(stage: keyof typeof spent, work: () => T | Promise<T>): Promise<T> {
+      const start = performance.now();
+      try {
+        return await work();
+      } finally {
+        spent[stage] += performance.now() - start;
+      }
+    },
+  };
+}
+
+/** The checks that need no model, measured at the scale their thresholds were chosen at. */
+function checkQuality(image: DecodedImage): { stats: ImageStats; issue: QualityIssue | null } {
+  const stats = measure(resizeTo(image, QUALITY_SIZE));
+  return { stats, issue: qualityIssue(stats, { width: image.originalWidth, height: image.originalHeight }) };
+}
+
+type ModelReading = NonNullable<Analysis["model"]>;
+
+/**
+ * CONTRACT steps 1-5: the centre view, its leaves, the leaves' crops from the working image in one batch, and
+ * the views' mean probabilities. `meanwhile` (and the working image) run on this thread while the worker runs
+ * the centre view, so they add nothing to the latency.
+ */
+async function runViews<T>(
+  image: RgbImage,
+  pool: InferencePool,
+  metadata: ModelMetadata,
+  clock: ReturnType<typeof stages>,
+  meanwhile: () => T,
+): Promise<{ model: ModelReading; meanwhile: T }> {
+  const { size } = metadata.input;
+  const view = await clock.time("preprocess", () => centreView(image, size));
+  const centreStart = performance.now();
+  const centreRun = pool.infer(toBatch([view.image], metadata.input), 1, size);
+  // Its rejection is awaited below; until then it must not count as unhandled.
+  centreRun.catch(() => {});
+  const [working, besides] = await clock.time(
+    "preprocess",
+    () => [workingImage(image, metadata.views), meanwhile()] as const,
+  );
+  const centreOutput = await centreRun;
+  clock.spent.inference += performance.now() - centreStart;
+
+  const [centre] = readings(centreOutput.logits, 1, metadata.temperature) as [ViewReading];
+  const leaves = decodeLeaves(centreOutput.leaf, centreOutput.grid, metadata.leaves);
+  const cropped = leavesToCrop(leaves, metadata.views).map((leaf) => ({
+    leaf,
+    window: cropWindow(leaf, metadata.views),
+  }));
+  let crops: LeafView[] = [];
+  if (cropped.length > 0) {
+    const batch = await clock.time("preprocess", () =>
+      toBatch(
+        cropped.map(({ window }) => leafCrop(working, window, size)),
+        metadata.input,
+      ),
+    );
+    const output = await clock.time("inference", () => pool.infer(batch, cropped.length, size));
+    crops = readings(output.logits, cropped.length, metadata.temperature).map((reading, i) => ({
+      ...cropped[i]!,
+      ...reading,
+    }));
+  }
+  const probabilities = mean([centre, ...crops]);
+  const model: ModelReading = {
+    probabilities,
+    nonPlantProbability: probabilities[metadata.classes.indexOf(NON_PLANT_CLASS)]!,
+    otherPlantProbability: probabilities[metadata.classes.indexOf(OTHER_PLANT_CLASS)]!,
+    distance: centreOutput.distance[0]!,
+    centre: { ...centre, view },
+    leaves,
+    crops,
+  };
+  return { model, meanwhile: besides };
 }
 
 async function analyse(
   bytes: Buffer,
   pool: InferencePool,
-  loaded: { metadata: ModelMetadata; spec: InputSpec } | null,
+  metadata: ModelMetadata | null,
 ): Promise<Analysis> {
-  const t0 = performance.now();
-  const image = await decodeImage(bytes, (heif) => pool.decodeHeif(heif));
-  const t1 = performance.now();
-  const metadata = loaded?.metadata ?? null;
-  const view = loaded ? preprocess(image, loaded.spec) : null;
-  const stats = measure(resizeTo(image, QUALITY_SIZE));
-  const issue = qualityIssue(stats, { width: image.originalWidth, height: image.originalHeight });
-  const t2 = performance.now();
-  let model: Analysis["model"] = null;
-  if (metadata && view) {
-    const output = await pool.infer(view.tensor, metadata.input.size);
-    const probabilities = calibratedProbabilities(output.logits, metadata.temperature);
-    const nonPlantProbability = probabilities[metadata.classes.indexOf(NON_PLANT_CLASS)] ?? 0;
-    model = { probabilities, nonPlantProbability, output, view };
-  }
-  const t3 = performance.now();
+  const clock = stages();
+  const image = await clock.time("decode", () => decodeImage(bytes, (heif) => pool.decodeHeif(heif)));
+  const checks = () => checkQuality(image);
+  const { model, meanwhile: quality } = metadata
+    ? await runViews(image, pool, metadata, clock, checks)
+    : { model: null, meanwhile: await clock.time("preprocess", checks) };
   const plant = isPlant({
-    nonPlantProbability: model?.nonPlantProbability ?? null,
-    nonPlantThreshold: metadata?.non_plant_threshold ?? 1,
-    plantFraction: stats.plantFraction,
-    qualityIssue: issue,
+    model:
+      model && metadata
+        ? {
+            nonPlantProbability: model.nonPlantProbability,
+            nonPlantThreshold: metadata.non_plant_threshold,
+            distance: model.distance,
+            distanceThreshold: metadata.distance_threshold,
+          }
+        : null,
+    plantFraction: quality.stats.plantFraction,
+    qualityIssue: quality.issue,
   });
   return {
     width: image.originalWidth,
     height: image.originalHeight,
-    stats,
-    qualityIssue: issue,
+    stats: quality.stats,
+    qualityIssue: quality.issue,
     isPlant: plant,
     model,
-    timings: { decode: t1 - t0, preprocess: t2 - t1, inference: t3 - t2 },
+    timings: clock.spent,
   };
 }

@@ -1,11 +1,9 @@
 import { type Analysis, createAnalyser, type Logger } from "./analyse.js";
-import { conditionOfClass, parseCrop } from "./crops.js";
+import { parseCrop } from "./crops.js";
+import { leafDetections } from "./detections.js";
 import type { Diagnoser } from "./diagnoser.js";
 import { createKnowledge, type Knowledge } from "./kb.js";
-import { camBoxes } from "./model/cam.js";
-import type { ModelMetadata } from "./model/metadata.js";
-import { NON_PLANT_CLASS, OTHER_PLANT_CLASS } from "./model/metadata.js";
-import type { ClassProbabilities } from "./narrowing.js";
+import { leafProbabilities, type ModelMetadata } from "./model/metadata.js";
 import { assembleResult, type ModelVerdict } from "./result.js";
 import type { DiagnosisContext } from "./types.js";
 
@@ -46,40 +44,21 @@ export async function createDiagnoser(options: DiagnoserOptions): Promise<Diagno
   };
 }
 
-/** The model's answer as probabilities over the leaf classes, given that the photo is judged a plant. */
-function verdict(
-  analysis: Analysis,
-  metadata: ModelMetadata,
-  context: DiagnosisContext,
-): ModelVerdict | null {
+/**
+ * The model's answer, given that the photo is judged a plant (CONTRACT step 6): the views' mean probabilities
+ * over the leaf classes, renormalised; a crop we do not cover when no covered crop is stated and other_plant
+ * reaches its threshold; the boxes are the leaves whose own crop reads the named class.
+ */
+function verdict(analysis: Analysis, metadata: ModelMetadata, context: DiagnosisContext): ModelVerdict | null {
   const model = analysis.model;
   if (!model) return null;
-  const leafShare = 1 - model.nonPlantProbability;
-  const probabilities: ClassProbabilities = new Map();
-  metadata.classes.forEach((id, i) => {
-    if (id !== NON_PLANT_CLASS)
-      probabilities.set(id, leafShare > 0 ? model.probabilities[i]! / leafShare : 0);
-  });
   // A farmer who names one of our crops knows the plant better than the model does.
-  const otherPlant = model.probabilities[metadata.classes.indexOf(OTHER_PLANT_CLASS)] ?? 0;
   const otherCrop =
-    !parseCrop(context.cropType ?? "") &&
-    otherPlant >= (metadata.other_plant_threshold ?? Number.POSITIVE_INFINITY);
+    !parseCrop(context.cropType ?? "") && model.otherPlantProbability >= metadata.other_plant_threshold;
   return {
-    probabilities,
+    probabilities: leafProbabilities(model.probabilities, metadata.classes),
     otherCrop,
     unsureThreshold: metadata.unsure_threshold,
-    boxes: (classId, probability) =>
-      camBoxes(
-        model.output.cam,
-        model.output.camSize,
-        metadata.classes.indexOf(classId),
-        conditionOfClass(classId),
-        probability,
-        {
-          resized: model.view.resized,
-          crop: model.view.crop,
-        },
-      ),
+    boxes: (classId) => leafDetections(model, metadata.classes, classId),
   };
 }

@@ -9,23 +9,36 @@ import { distortsColour } from "./quality.js";
 export const MIN_PLANT_FRACTION = 0.08;
 
 export interface PlantEvidence {
-  /** The model's calibrated `non_plant` probability, or null without a model. */
-  nonPlantProbability: number | null;
-  /** The model's `non_plant_threshold` from classes.json (chosen by the training on validation photos). */
-  nonPlantThreshold: number;
+  /** The model's votes, or null without a model. */
+  model: {
+    /** Calibrated `non_plant` probability, averaged over the views. */
+    nonPlantProbability: number;
+    /** `non_plant_threshold` of classes.json (chosen by the training on validation photos). */
+    nonPlantThreshold: number;
+    /** The centre view's squared Mahalanobis distance to the nearest class the model was trained on. */
+    distance: number;
+    /** `distance_threshold` of classes.json. */
+    distanceThreshold: number;
+  } | null;
   plantFraction: number;
   qualityIssue: QualityIssue | null;
 }
 
 /**
  * The rule: not a plant when the model says `non_plant` with at least its threshold probability, OR when the
- * photo has (almost) no leaf colour. Either veto suffices. The model knows animals, objects and people, but a
- * document or a plain grey object is far from anything it was trained on and may get any answer; colour catches
- * those. Colour never overrides the model the other way: grass behind a dog is green. In a photo too dark,
- * colour says nothing and only the model decides; without a model, only colour does.
+ * photo is far from everything the model was trained on (its features' distance to the nearest class), OR
+ * when the photo has (almost) no leaf colour. Any veto suffices. The model knows animals, objects and people,
+ * but a document or a plain grey object is far from anything it was trained on and its class scores may say
+ * anything: the distance and colour catch those. Colour never overrides the model the other way: grass behind
+ * a dog is green. In a photo too dark, colour says nothing and only the model decides; without a model, only
+ * colour does.
  */
 export function isPlant(evidence: PlantEvidence): boolean {
-  if (evidence.nonPlantProbability !== null && evidence.nonPlantProbability >= evidence.nonPlantThreshold)
+  const { model } = evidence;
+  if (
+    model &&
+    (model.nonPlantProbability >= model.nonPlantThreshold || model.distance >= model.distanceThreshold)
+  )
     return false;
   if (distortsColour(evidence.qualityIssue)) return true;
   return evidence.plantFraction >= MIN_PLANT_FRACTION;

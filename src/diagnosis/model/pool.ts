@@ -4,12 +4,12 @@ import { Piscina } from "piscina";
 import { BusyError, ImageError } from "../diagnoser.js";
 import type { RgbaImage } from "../image/heif.js";
 import type { ModelOutput } from "./session.js";
-import type { ImageErrorReply, WorkerData } from "./worker.js";
+import type { ImageErrorReply, InferTask, WorkerData } from "./worker.js";
 
 /** Inference and HEIF decoding on worker threads, so the event loop keeps serving while the CPU works. */
 export interface InferencePool {
-  /** Rejects with BusyError when the queue is full. */
-  infer(tensor: Float32Array, size: number): Promise<ModelOutput>;
+  /** `count` images of `size` × `size` in one run (NCHW `batch`). Rejects with BusyError when the queue is full. */
+  infer(batch: Float32Array, count: number, size: number): Promise<ModelOutput>;
   /** Rejects with ImageError for an unusable file, BusyError when the queue is full. */
   decodeHeif(bytes: Uint8Array): Promise<RgbaImage>;
   close(): Promise<void>;
@@ -76,16 +76,25 @@ export function createPool(options: PoolOptions): InferencePool {
   // It starts with the first HEIC and ends after a while without one: a thread costs ~35 MB, and WebAssembly
   // memory never shrinks (one 12 MP decode leaves ~100 MB behind), so an idle service gives it all back.
   const decoding = start("decodeHeif", { min: 0, max: 1, idleMs: HEIC_THREAD_IDLE_MS }, { modelPath: null });
-  async function run(pool: Piscina, task: object, name: "infer" | "decodeHeif"): Promise<unknown> {
+  async function run(
+    pool: Piscina,
+    task: object,
+    name: "infer" | "decodeHeif",
+    transferList?: ArrayBuffer[],
+  ): Promise<unknown> {
     try {
-      return await pool.run(task, { name });
+      return await pool.run(task, { name, transferList });
     } catch (error) {
       if (isQueueFull(error)) throw new BusyError(BUSY_RETRY_SECONDS);
       throw error;
     }
   }
   return {
-    infer: (tensor, size) => run(inference, { tensor, size }, "infer") as Promise<ModelOutput>,
+    // The batch is handed over, not copied: the caller builds it for this one run.
+    infer: (batch, count, size) =>
+      run(inference, { batch, count, size } satisfies InferTask, "infer", [
+        batch.buffer as ArrayBuffer,
+      ]) as Promise<ModelOutput>,
     async decodeHeif(bytes) {
       const reply = (await run(decoding, { bytes }, "decodeHeif")) as RgbaImage | ImageErrorReply;
       if ("imageError" in reply) {

@@ -56,58 +56,135 @@ function clip8(value: number): number {
   return value >> PRECISION_BITS;
 }
 
-/** Resizes packed RGB (3 bytes per pixel). */
+/** A rectangle of the resized image, in its pixels. */
+export interface OutputWindow {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Resizes packed RGB (3 bytes per pixel). With `window`, only that part of the `outWidth` × `outHeight` result
+ * is computed, byte for byte what cutting it out of the whole result would give: each output sample depends on
+ * its own weights only, so the centre crop of a resize skips the columns and rows it would throw away.
+ */
 export function resizeRgb(
   src: Uint8Array,
   width: number,
   height: number,
   outWidth: number,
   outHeight: number,
+  window: OutputWindow = { left: 0, top: 0, width: outWidth, height: outHeight },
 ): Uint8Array {
-  let pixels = src;
-  let w = width;
+  const vertical = outHeight !== height ? coefficients(height, outHeight) : null;
+  // The input rows the vertical pass reads for the window's rows (all of them without a vertical resize).
+  const firstRow = vertical ? vertical.starts[window.top]! : window.top;
+  const lastRow = vertical
+    ? vertical.starts[window.top + window.height - 1]! + vertical.counts[window.top + window.height - 1]!
+    : window.top + window.height;
+  let pixels: Uint8Array;
   if (outWidth !== width) {
-    pixels = resizeAxis(pixels, w, height, outWidth, true);
-    w = outWidth;
+    pixels = resizeRows(
+      src,
+      width,
+      firstRow,
+      lastRow,
+      coefficients(width, outWidth),
+      window.left,
+      window.width,
+    );
+  } else {
+    pixels = copyRect(src, width, window.left, firstRow, window.width, lastRow - firstRow);
   }
-  if (outHeight !== height) pixels = resizeAxis(pixels, w, height, outHeight, false);
-  return pixels;
+  if (!vertical) return pixels;
+  return resizeColumns(pixels, window.width, firstRow, vertical, window.top, window.height);
 }
 
-function resizeAxis(
+function copyRect(
   src: Uint8Array,
   width: number,
-  height: number,
-  outSize: number,
-  horizontal: boolean,
+  left: number,
+  top: number,
+  w: number,
+  h: number,
 ): Uint8Array {
-  const { starts, counts, weights, kernelSize } = coefficients(horizontal ? width : height, outSize);
-  const outWidth = horizontal ? outSize : width;
-  const outHeight = horizontal ? height : outSize;
-  const out = new Uint8Array(outWidth * outHeight * 3);
-  // Step between successive source samples along the resized axis, in bytes.
-  const step = horizontal ? 3 : width * 3;
-  const half = 1 << (PRECISION_BITS - 1);
-  for (let y = 0; y < outHeight; y++) {
-    for (let x = 0; x < outWidth; x++) {
-      const o = horizontal ? x : y;
-      const base = horizontal ? (y * width + starts[o]!) * 3 : (starts[o]! * width + x) * 3;
-      let r = half;
-      let g = half;
-      let b = half;
-      const count = counts[o]!;
-      const wBase = o * kernelSize;
-      for (let k = 0; k < count; k++) {
-        const wk = weights[wBase + k]!;
-        const i = base + k * step;
+  if (left === 0 && top === 0 && w === width && h * width * 3 === src.length) return src;
+  const out = new Uint8Array(w * h * 3);
+  for (let y = 0; y < h; y++) {
+    const from = ((top + y) * width + left) * 3;
+    out.set(src.subarray(from, from + w * 3), y * w * 3);
+  }
+  return out;
+}
+
+const HALF = 1 << (PRECISION_BITS - 1);
+
+/** Horizontal pass: rows [firstRow, lastRow) of `src`, output columns [from, from + count). */
+function resizeRows(
+  src: Uint8Array,
+  width: number,
+  firstRow: number,
+  lastRow: number,
+  { starts, counts, weights, kernelSize }: Coefficients,
+  from: number,
+  count: number,
+): Uint8Array {
+  const out = new Uint8Array((lastRow - firstRow) * count * 3);
+  let d = 0;
+  for (let y = firstRow; y < lastRow; y++) {
+    const row = y * width;
+    for (let x = from; x < from + count; x++) {
+      let i = (row + starts[x]!) * 3;
+      let w = x * kernelSize;
+      const end = w + counts[x]!;
+      let r = HALF;
+      let g = HALF;
+      let b = HALF;
+      for (; w < end; w++, i += 3) {
+        const wk = weights[w]!;
         r += src[i]! * wk;
         g += src[i + 1]! * wk;
         b += src[i + 2]! * wk;
       }
-      const d = (y * outWidth + x) * 3;
-      out[d] = clip8(r);
-      out[d + 1] = clip8(g);
-      out[d + 2] = clip8(b);
+      out[d++] = clip8(r);
+      out[d++] = clip8(g);
+      out[d++] = clip8(b);
+    }
+  }
+  return out;
+}
+
+/** Vertical pass over `src` (its first row is input row `firstRow`): output rows [from, from + count). */
+function resizeColumns(
+  src: Uint8Array,
+  width: number,
+  firstRow: number,
+  { starts, counts, weights, kernelSize }: Coefficients,
+  from: number,
+  count: number,
+): Uint8Array {
+  const out = new Uint8Array(count * width * 3);
+  const step = width * 3;
+  let d = 0;
+  for (let y = from; y < from + count; y++) {
+    const base = (starts[y]! - firstRow) * step;
+    const wFirst = y * kernelSize;
+    const wEnd = wFirst + counts[y]!;
+    for (let x = 0; x < width; x++) {
+      let i = base + x * 3;
+      let r = HALF;
+      let g = HALF;
+      let b = HALF;
+      for (let w = wFirst; w < wEnd; w++, i += step) {
+        const wk = weights[w]!;
+        r += src[i]! * wk;
+        g += src[i + 1]! * wk;
+        b += src[i + 2]! * wk;
+      }
+      out[d++] = clip8(r);
+      out[d++] = clip8(g);
+      out[d++] = clip8(b);
     }
   }
   return out;

@@ -1,12 +1,15 @@
 import * as ort from "onnxruntime-node";
 
-/** What one forward pass returns for one image. */
+/** What one forward pass returns for a batch of `count` images. */
 export interface ModelOutput {
-  /** Raw logits, one per class. */
+  count: number;
+  /** Raw logits, [count, classes] row-major. */
   logits: Float32Array;
-  /** Class activation maps, [classes, camSize, camSize] row-major. */
-  cam: Float32Array;
-  camSize: number;
+  /** The leaf finder's maps, [count, 5, grid, grid] row-major (leaves.ts reads them). */
+  leaf: Float32Array;
+  grid: number;
+  /** Squared Mahalanobis distance of each image's features to the nearest training class, [count]. */
+  distance: Float32Array;
 }
 
 /**
@@ -22,16 +25,22 @@ export async function createSession(modelPath: string): Promise<ort.InferenceSes
   });
 }
 
+/** Runs `count` images of `size` × `size`, packed NCHW in `batch`. */
 export async function runModel(
   session: ort.InferenceSession,
-  tensor: Float32Array,
+  batch: Float32Array,
+  count: number,
   size: number,
 ): Promise<ModelOutput> {
-  const input = new ort.Tensor("float32", tensor, [1, 3, size, size]);
-  const outputs = await session.run({ input });
-  const logits = outputs.logits;
-  const cam = outputs.cam;
-  if (!logits || !cam) throw new Error("the model must have the outputs `logits` and `cam`");
-  const camSize = cam.dims[cam.dims.length - 1] ?? 0;
-  return { logits: logits.data as Float32Array, cam: cam.data as Float32Array, camSize };
+  const input = new ort.Tensor("float32", batch, [count, 3, size, size]);
+  const { logits, leaf, distance } = await session.run({ input });
+  if (!logits || !leaf || !distance)
+    throw new Error("the model must have the outputs `logits`, `leaf` and `distance`");
+  return {
+    count,
+    logits: logits.data as Float32Array,
+    leaf: leaf.data as Float32Array,
+    grid: leaf.dims[leaf.dims.length - 1] ?? 0,
+    distance: distance.data as Float32Array,
+  };
 }

@@ -8,18 +8,27 @@ export interface WorkerData {
   modelPath: string | null;
 }
 
+export interface InferTask {
+  /** `count` images, NCHW float32. */
+  batch: Float32Array;
+  count: number;
+  size: number;
+}
+
 const { modelPath } = workerData as WorkerData;
 let session: ReturnType<typeof createSession> | null = null;
 
-export async function infer(task: { tensor: Float32Array; size: number }): Promise<ModelOutput> {
+export async function infer(task: InferTask): Promise<ModelOutput> {
   if (!modelPath) throw new Error("no model is loaded");
   session ??= createSession(modelPath);
-  const output = await runModel(await session, task.tensor, task.size);
+  const output = await runModel(await session, task.batch, task.count, task.size);
   // Copy out of ONNX Runtime's buffers: they belong to the session, and the reply is cloned to the caller.
   return {
+    count: output.count,
     logits: Float32Array.from(output.logits),
-    cam: Float32Array.from(output.cam),
-    camSize: output.camSize,
+    leaf: Float32Array.from(output.leaf),
+    grid: output.grid,
+    distance: Float32Array.from(output.distance),
   };
 }
 

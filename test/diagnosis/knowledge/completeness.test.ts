@@ -64,6 +64,7 @@ describe("the English template covers the model", () => {
   it("reads the model's classes from models/classes.json: crop-prefixed ids of the service's crops", () => {
     expect(MODEL_CLASSES.length).toBeGreaterThan(0);
     expect(MODEL_CLASSES).not.toContain("non_plant");
+    expect(MODEL_CLASSES).not.toContain("other_plant");
     for (const id of MODEL_CLASSES) expect(CROPS, id).toContain(id.split("__")[0]);
   });
 

@@ -8,13 +8,16 @@ export function readJson(path: string): unknown {
   return JSON.parse(readFileSync(path, "utf8"));
 }
 
+/** The model's classes that are no crop's condition, and so have no knowledge-base entry. */
+const NOT_LEAF_CLASSES = ["other_plant", "non_plant"];
+
 /**
- * The model's classes besides `non_plant` (which has no knowledge-base entry), read from the committed
- * model's classes.json: adding a disease to the model makes these tests ask for its texts with no code edit.
+ * The model's leaf classes, read from the committed model's classes.json: adding a disease to the model makes
+ * these tests ask for its texts with no code edit.
  */
 export const MODEL_CLASSES: readonly string[] = (
   readJson(CLASSES_JSON) as { classes: string[] }
-).classes.filter((c) => c !== "non_plant");
+).classes.filter((c) => !NOT_LEAF_CLASSES.includes(c));
 
 export function localeFile(language: string, ns: string): string {
   return `${LOCALES_DIR}${language}/${ns}.json`;

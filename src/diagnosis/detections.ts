@@ -1,0 +1,52 @@
+import type { Analysis, LeafView } from "./analyse.js";
+import { conditionOfClass } from "./crops.js";
+import type { Leaf } from "./model/leaves.js";
+import { leafProbabilities } from "./model/metadata.js";
+import type { CentreView } from "./model/preprocess.js";
+import type { Detection } from "./types.js";
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
+
+/**
+ * A box in fractions of the centre view → fractions of the whole upright photo: the centre view is the square
+ * `view.square` of the photo resized to `view.resized`, so the same mapping holds at any photo size.
+ */
+export function toPhoto(leaf: Leaf, view: CentreView): Detection["bbox"] {
+  const { resized, square } = view;
+  const x = clamp01((square.left + leaf.x * square.side) / resized.width);
+  const y = clamp01((square.top + leaf.y * square.side) / resized.height);
+  const w = Math.min(1 - x, (leaf.w * square.side) / resized.width);
+  const h = Math.min(1 - y, (leaf.h * square.side) / resized.height);
+  return [round3(x), round3(y), round3(w), round3(h)];
+}
+
+/** The leaf class a crop view reads best, with its probability among the leaf classes. */
+function topLeafClass(crop: LeafView, classes: string[]): { id: string; probability: number } {
+  const leafClasses = leafProbabilities(crop.probabilities, classes);
+  let best = { id: "", probability: -1 };
+  for (const [id, probability] of leafClasses) if (probability > best.probability) best = { id, probability };
+  return best;
+}
+
+/**
+ * The boxes of one named disease (CONTRACT step 7): the leaves looked at closer whose own crop reads that
+ * class best, each with its crop's probability for it, strongest first. A leaf the model did not look at closer
+ * has no reading of its own and gets no box.
+ */
+export function leafDetections(
+  model: NonNullable<Analysis["model"]>,
+  classes: string[],
+  classId: string,
+): Detection[] {
+  const name = conditionOfClass(classId);
+  return model.crops
+    .map((crop) => ({ crop, top: topLeafClass(crop, classes) }))
+    .filter(({ top }) => top.id === classId)
+    .sort((a, b) => b.top.probability - a.top.probability)
+    .map(({ crop, top }) => ({
+      name,
+      bbox: toPhoto(crop.leaf, model.centre.view),
+      confidence: round3(top.probability),
+    }));
+}

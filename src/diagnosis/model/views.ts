@@ -1,0 +1,45 @@
+import type { Leaf } from "./leaves.js";
+import type { ViewSettings } from "./metadata.js";
+import { centreView, cut, type RgbImage, resizeTo, type Square } from "./preprocess.js";
+
+/** A crop window in fractions of the centre view (and so of the working image): a square. */
+export interface Window {
+  x: number;
+  y: number;
+  side: number;
+}
+
+/** The leaves worth a closer look: strongest first, not already filling the centre view (CONTRACT step 4). */
+export function leavesToCrop(leaves: Leaf[], views: ViewSettings): Leaf[] {
+  return leaves.filter((leaf) => leaf.w * leaf.h <= views.max_area).slice(0, views.leaf_crops);
+}
+
+/** Where `start` must move for a span of `length` to lie inside [0, 1] (shifted, never shrunk). */
+const shiftInside = (start: number, length: number) => Math.min(Math.max(start, 0), 1 - length);
+
+/**
+ * The square around one leaf: its longer side with a margin, never under `min_side` nor over the whole view,
+ * centred on the leaf's centre and shifted to lie inside the view.
+ */
+export function cropWindow(leaf: Leaf, views: ViewSettings): Window {
+  const side = Math.min(1, Math.max(views.min_side, Math.max(leaf.w, leaf.h) * views.margin));
+  return { x: shiftInside(leaf.cx - side / 2, side), y: shiftInside(leaf.cy - side / 2, side), side };
+}
+
+/** A window in pixels of a `size` × `size` image, still inside it after rounding. */
+export function windowPixels(window: Window, size: number): Square {
+  const side = Math.min(size, Math.max(1, Math.round(window.side * size)));
+  const place = (start: number) => Math.min(Math.max(Math.round(start * size), 0), size - side);
+  return { left: place(window.x), top: place(window.y), side };
+}
+
+/** The working image: the centre view's field of view at `working_size` px (CONTRACT step 3). */
+export function workingImage(photo: RgbImage, views: ViewSettings): RgbImage {
+  return centreView(photo, views.working_size).image;
+}
+
+/** One leaf's crop, cut from the working image and resized to the model's input size with the training's filter. */
+export function leafCrop(working: RgbImage, window: Window, size: number): RgbImage {
+  const square = cut(working, windowPixels(window, working.width));
+  return resizeTo(square, size);
+}
