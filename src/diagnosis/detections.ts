@@ -1,9 +1,9 @@
 import type { Analysis, LeafView } from "./analyse.js";
-import { conditionOfClass } from "./crops.js";
+import { conditionOfClass, cropOfClass } from "./crops.js";
 import type { Leaf } from "./model/leaves.js";
 import { leafProbabilities } from "./model/metadata.js";
 import type { CentreView } from "./model/preprocess.js";
-import type { Detection } from "./types.js";
+import type { Crop, Detection } from "./types.js";
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
@@ -21,11 +21,22 @@ export function toPhoto(leaf: Leaf, view: CentreView): Detection["bbox"] {
   return [round3(x), round3(y), round3(w), round3(h)];
 }
 
-/** The leaf class a crop view reads best, with its probability among the leaf classes. */
-function topLeafClass(crop: LeafView, classes: string[]): { id: string; probability: number } {
-  const leafClasses = leafProbabilities(crop.probabilities, classes);
+/**
+ * The leaf class a crop view reads best, among the stated crop's classes when a crop the model covers is stated
+ * (as the answer itself is narrowed), with its probability renormalised over the classes compared.
+ */
+function topLeafClass(
+  crop: LeafView,
+  classes: string[],
+  statedCrop: Crop | null,
+): { id: string; probability: number } {
+  const compared = [...leafProbabilities(crop.probabilities, classes)].filter(
+    ([id]) => statedCrop === null || cropOfClass(id) === statedCrop,
+  );
+  const total = compared.reduce((sum, [, p]) => sum + p, 0);
   let best = { id: "", probability: -1 };
-  for (const [id, probability] of leafClasses) if (probability > best.probability) best = { id, probability };
+  for (const [id, p] of compared)
+    if (p > best.probability) best = { id, probability: total > 0 ? p / total : 0 };
   return best;
 }
 
@@ -38,10 +49,11 @@ export function leafDetections(
   model: NonNullable<Analysis["model"]>,
   classes: string[],
   classId: string,
+  statedCrop: Crop | null,
 ): Detection[] {
   const name = conditionOfClass(classId);
   return model.crops
-    .map((crop) => ({ crop, top: topLeafClass(crop, classes) }))
+    .map((crop) => ({ crop, top: topLeafClass(crop, classes, statedCrop) }))
     .filter(({ top }) => top.id === classId)
     .sort((a, b) => b.top.probability - a.top.probability)
     .map(({ crop, top }) => ({

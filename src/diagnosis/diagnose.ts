@@ -49,16 +49,20 @@ export async function createDiagnoser(options: DiagnoserOptions): Promise<Diagno
  * over the leaf classes, renormalised; a crop we do not cover when no covered crop is stated and other_plant
  * reaches its threshold; the boxes are the leaves whose own crop reads the named class.
  */
-function verdict(analysis: Analysis, metadata: ModelMetadata, context: DiagnosisContext): ModelVerdict | null {
+function verdict(
+  analysis: Analysis,
+  metadata: ModelMetadata,
+  context: DiagnosisContext,
+): ModelVerdict | null {
   const model = analysis.model;
   if (!model) return null;
+  const statedCrop = context.cropType ? parseCrop(context.cropType) : null;
   // A farmer who names one of our crops knows the plant better than the model does.
-  const otherCrop =
-    !parseCrop(context.cropType ?? "") && model.otherPlantProbability >= metadata.other_plant_threshold;
+  const otherCrop = !statedCrop && model.otherPlantProbability >= metadata.other_plant_threshold;
   return {
     probabilities: leafProbabilities(model.probabilities, metadata.classes),
     otherCrop,
     unsureThreshold: metadata.unsure_threshold,
-    boxes: (classId) => leafDetections(model, metadata.classes, classId),
+    boxes: (classId) => leafDetections(model, metadata.classes, classId, statedCrop),
   };
 }

@@ -33,15 +33,7 @@ function leafMap(cells: Cell[]): Float32Array {
   return map;
 }
 
-const box = (x: number, y: number, w: number, h: number): Leaf => ({
-  x,
-  y,
-  w,
-  h,
-  cx: x + w / 2,
-  cy: y + h / 2,
-  heat: 1,
-});
+const box = (x: number, y: number, w: number, h: number): Leaf => ({ x, y, w, h, heat: 1 });
 
 describe("intersection over union", () => {
   it("is 1 for the same box, 0 for boxes apart or only touching, and overlap / union between", () => {
@@ -63,8 +55,8 @@ describe("leaves from the leaf finder's grid", () => {
       SETTINGS,
     );
     expect(rest).toEqual([]);
-    expect(leaf!.cx).toBeCloseTo((5 + 0.25) / GRID, 6);
-    expect(leaf!.cy).toBeCloseTo((2 + 0.75) / GRID, 6);
+    expect(leaf!.x + leaf!.w / 2).toBeCloseTo((5 + 0.25) / GRID, 6);
+    expect(leaf!.y + leaf!.h / 2).toBeCloseTo((2 + 0.75) / GRID, 6);
     expect(leaf!.w).toBeCloseTo(0.2, 6);
     expect(leaf!.h).toBeCloseTo(0.4, 6);
     expect(leaf!.x).toBeCloseTo(5.25 / GRID - 0.1, 6);
@@ -72,14 +64,13 @@ describe("leaves from the leaf finder's grid", () => {
     expect(leaf!.heat).toBeCloseTo(0.9, 6);
   });
 
-  it("clips a box that reaches past the view's edge, keeping the predicted centre", () => {
+  it("clips a box that reaches past the view's edge", () => {
     const [leaf] = decodeLeaves(
       leafMap([{ row: 0, col: 7, heat: 0.8, dx: 0.5, dy: 0.5, w: 0.5, h: 0.3 }]),
       GRID,
       SETTINGS,
     );
     const cx = 7.5 / GRID;
-    expect(leaf!.cx).toBeCloseTo(cx, 6);
     expect(leaf!.x).toBeCloseTo(cx - 0.25, 6);
     expect(leaf!.x + leaf!.w).toBeCloseTo(1, 6);
     expect(leaf!.y).toBe(0);
@@ -96,7 +87,7 @@ describe("leaves from the leaf finder's grid", () => {
       SETTINGS,
     );
     expect(leaves.map((l) => l.heat)).toHaveLength(1);
-    expect(leaves[0]!.cx).toBeCloseTo(1.5 / GRID, 6);
+    expect(leaves[0]!.x + leaves[0]!.w / 2).toBeCloseTo(1.5 / GRID, 6);
   });
 
   it("keeps a cell only when no neighbour is hotter; equal neighbours both stay", () => {
@@ -134,6 +125,16 @@ describe("leaves from the leaf finder's grid", () => {
     expect(strict.map((l) => Math.round(l.heat * 10))).toEqual([9, 5, 4]);
     const capped = decodeLeaves(leafMap(cells), GRID, { ...SETTINGS, nms_iou: 0.3, max: 2 });
     expect(capped.map((l) => Math.round(l.heat * 10))).toEqual([9, 5]);
+  });
+
+  it("drops a box that clips to nothing", () => {
+    const plane = GRID * GRID;
+    const edge = leafMap([{ row: 4, col: 7, heat: 0.9 }]);
+    expect(decodeLeaves(edge, GRID, SETTINGS)).toHaveLength(1);
+    // Its centre on the view's right edge (x offset sigmoid 1) and a width too small to reach back inside.
+    edge[plane + 4 * GRID + 7] = 40;
+    edge[3 * plane + 4 * GRID + 7] = -80;
+    expect(decodeLeaves(edge, GRID, SETTINGS)).toEqual([]);
   });
 
   it("finds nothing in a cold map", () => {

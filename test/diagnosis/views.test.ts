@@ -13,7 +13,7 @@ import {
 const VIEWS = { working_size: 256, leaf_crops: 2, margin: 1.3, max_area: 0.5, min_side: 0.2 };
 
 function leaf(cx: number, cy: number, w: number, h: number, heat = 0.9): Leaf {
-  return { x: cx - w / 2, y: cy - h / 2, w, h, cx, cy, heat };
+  return { x: cx - w / 2, y: cy - h / 2, w, h, heat };
 }
 
 /** An image filled by `colour(x, y)`. */

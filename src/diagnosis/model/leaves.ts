@@ -1,16 +1,11 @@
 import type { LeafSettings } from "./metadata.js";
 
-/**
- * A leaf the model found in its centre view. `x`, `y`, `w`, `h`: the box clipped to the view; `cx`, `cy`: the
- * centre the model predicted. All in fractions of the centre view.
- */
+/** A leaf the model found in its centre view: its box clipped to the view, in fractions of the view. */
 export interface Leaf {
   x: number;
   y: number;
   w: number;
   h: number;
-  cx: number;
-  cy: number;
   heat: number;
 }
 
@@ -61,7 +56,10 @@ export function decodeLeaves(leaf: ArrayLike<number>, grid: number, settings: Le
       const h = Math.exp(leaf[4 * plane + cell]!);
       const x0 = clamp01(cx - w / 2);
       const y0 = clamp01(cy - h / 2);
-      found.push({ x: x0, y: y0, w: clamp01(cx + w / 2) - x0, h: clamp01(cy + h / 2) - y0, cx, cy, heat });
+      const x1 = clamp01(cx + w / 2);
+      const y1 = clamp01(cy + h / 2);
+      // A box wholly outside the view clips to nothing.
+      if (x1 > x0 && y1 > y0) found.push({ x: x0, y: y0, w: x1 - x0, h: y1 - y0, heat });
     }
   }
   found.sort((a, b) => b.heat - a.heat);

@@ -18,12 +18,16 @@ export function leavesToCrop(leaves: Leaf[], views: ViewSettings): Leaf[] {
 const shiftInside = (start: number, length: number) => Math.min(Math.max(start, 0), 1 - length);
 
 /**
- * The square around one leaf: its longer side with a margin, never under `min_side` nor over the whole view,
- * centred on the leaf's centre and shifted to lie inside the view.
+ * The square around one leaf: its box's longer side with a margin, never under `min_side` nor over the whole
+ * view, centred on the box and shifted to lie inside the view.
  */
 export function cropWindow(leaf: Leaf, views: ViewSettings): Window {
   const side = Math.min(1, Math.max(views.min_side, Math.max(leaf.w, leaf.h) * views.margin));
-  return { x: shiftInside(leaf.cx - side / 2, side), y: shiftInside(leaf.cy - side / 2, side), side };
+  return {
+    x: shiftInside(leaf.x + leaf.w / 2 - side / 2, side),
+    y: shiftInside(leaf.y + leaf.h / 2 - side / 2, side),
+    side,
+  };
 }
 
 /** A window in pixels of a `size` × `size` image, still inside it after rounding. */
