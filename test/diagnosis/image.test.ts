@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ImageError } from "../../src/diagnosis/diagnoser.js";
 import { decodeImage } from "../../src/diagnosis/image/decode.js";
 import { decodeHeif, pickThumbnail, rotateRgba } from "../../src/diagnosis/image/heif.js";
-import { WORKING_SHORT_SIDE } from "../../src/diagnosis/image/limits.js";
+import { SHRINK_FROM_SHORT_SIDE, WORKING_SHORT_SIDE } from "../../src/diagnosis/image/limits.js";
 import { qualityIssue } from "../../src/diagnosis/image/quality.js";
 import { sniffFormat } from "../../src/diagnosis/image/sniff.js";
 import { measure } from "../../src/diagnosis/image/stats.js";
@@ -89,6 +89,14 @@ describe("decoding", () => {
     const image = await decodeImage(big);
     expect([image.originalWidth, image.originalHeight]).toEqual([4000, 3000]);
     expect(Math.min(image.width, image.height)).toBe(WORKING_SHORT_SIDE);
+  });
+
+  it("decodes a photo under twice the working size whole, for the model's own filter to shrink", async () => {
+    const side = SHRINK_FROM_SHORT_SIDE - 96;
+    const image = await decodeImage(await leafJpeg(side + 100, side));
+    expect([image.width, image.height]).toEqual([side + 100, side]);
+    const shrunk = await decodeImage(await leafJpeg(SHRINK_FROM_SHORT_SIDE + 100, SHRINK_FROM_SHORT_SIDE));
+    expect(Math.min(shrunk.width, shrunk.height)).toBe(WORKING_SHORT_SIDE);
   });
 
   it("applies the EXIF orientation", async () => {

@@ -1,7 +1,13 @@
 import sharp from "sharp";
 import { ImageError } from "../diagnoser.js";
 import { asError, decodeHeif, type RgbaImage, tooManyPixelsMessage } from "./heif.js";
-import { MAX_ASPECT_RATIO, MAX_IMAGE_BYTES, MAX_INPUT_PIXELS, WORKING_SHORT_SIDE } from "./limits.js";
+import {
+  MAX_ASPECT_RATIO,
+  MAX_IMAGE_BYTES,
+  MAX_INPUT_PIXELS,
+  SHRINK_FROM_SHORT_SIDE,
+  WORKING_SHORT_SIDE,
+} from "./limits.js";
 import { type ImageFormat, sniffFormat } from "./sniff.js";
 
 /** A decoded photo: upright (EXIF/HEIF orientation applied), sRGB, 3 bytes per pixel, row-major. */
@@ -113,10 +119,10 @@ function checkAspectRatio(width: number, height: number): void {
   }
 }
 
-/** The size to shrink to, keeping the aspect ratio, or null when the photo is already small enough. */
+/** The size to shrink to, keeping the aspect ratio, or null when the photo is decoded whole. */
 function workingSize(width: number, height: number): { width: number; height: number } | null {
   const shorter = Math.min(width, height);
-  if (shorter <= WORKING_SHORT_SIDE) return null;
+  if (shorter < SHRINK_FROM_SHORT_SIDE) return null;
   const scale = WORKING_SHORT_SIDE / shorter;
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
 }

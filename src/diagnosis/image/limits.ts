@@ -13,6 +13,14 @@ export const MAX_INPUT_PIXELS = 40_000_000;
 export const WORKING_SHORT_SIDE = 256;
 
 /**
+ * Photos are shrunk to WORKING_SHORT_SIDE while decoding only from this shorter side on; smaller ones are decoded
+ * whole. Shrinking one by less than 2 saves little, and would put libvips' filter before the Pillow filter the
+ * model's views are made with (model/resample.ts): on 416 px field photos that moved the leaves and distances
+ * the model reads past the Python twin's (models/parity.json), while decoded whole they match it exactly.
+ */
+export const SHRINK_FROM_SHORT_SIDE = 2 * WORKING_SHORT_SIDE;
+
+/**
  * Photos are at most this elongated (phone panoramas stay under ~6:1; the rice photos are ~3.4:1). A 40000×1 strip
  * is not a photo, and resizing its shorter side to model scale would blow up its longer side.
  */
