@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { type Diagnoser, ImageError } from "../../src/diagnosis/diagnoser.js";
 import { createKnowledge, type Knowledge } from "../../src/diagnosis/kb.js";
+import { loadMetadata } from "../../src/diagnosis/model/metadata.js";
 import { CROPS, type DiagnosisContext, type DiagnosisResult } from "../../src/diagnosis/types.js";
 import { documentJpeg, leafJpeg, toHeic } from "./fixtures.js";
 import { DATASETS_DIR, HAVE_DATASETS, MODEL_PATH } from "./helpers.js";
@@ -162,18 +163,41 @@ describe("diagnosis with the committed model", () => {
       throw new Error("the model named no disease correctly on 150 test photos");
     }
 
-    it("names the disease with treatment, urgency and normalized boxes", async () => {
+    it("names the disease with treatment and urgency", async () => {
       const { result } = await confidentDiseasePhoto();
       expectWellFormed(result);
       expect(result.crop_health).toBe("unhealthy");
       expect(result.treatment.urgency).toBe(result.diagnoses[0]!.urgency);
-      expect(result.detections!.length).toBeGreaterThan(0);
-      for (const { bbox, name, confidence } of result.detections!) {
-        expect(name).toMatch(/^[a-z0-9]+(_[a-z0-9]+)*$/);
-        expect(confidence).toBeGreaterThan(0);
-        expect(bbox[0] + bbox[2]).toBeLessThanOrEqual(1.0005);
-        expect(bbox[1] + bbox[3]).toBeLessThanOrEqual(1.0005);
-        for (const v of bbox) expect(v).toBeGreaterThanOrEqual(0);
+      expect(Array.isArray(result.detections)).toBe(true);
+    });
+
+    it("boxes the leaves that show the named disease, in 0..1 of the photo", async () => {
+      const { views } = await loadMetadata(MODEL_PATH);
+      // Field photos first: several leaves, each smaller than the view, are what the leaf crops are for.
+      const rows = testLeaves()
+        .filter(([, label]) => !label.endsWith("__healthy"))
+        .sort(([a], [b]) => Number(b.startsWith("field-photos/")) - Number(a.startsWith("field-photos/")));
+      const boxed: DiagnosisResult[] = [];
+      for (const [file, label] of rows.slice(0, 60)) {
+        const result = await diagnoser.diagnose(photo(file), context({ includeBbox: true }), REQUEST_ID);
+        if (result.diagnoses[0]?.id === label && result.detections!.length > 0) boxed.push(result);
+        // Boxes come from the leaf crops only: a model that crops no leaf draws no box.
+        if (views.leaf_crops === 0) expect(result.detections).toEqual([]);
+        if (boxed.length === 3) break;
+      }
+      if (views.leaf_crops === 0) return;
+      expect(boxed.length, "correctly named test photos with boxes, of 60").toBeGreaterThan(0);
+      for (const result of boxed) {
+        const named = new Set(result.diagnoses.map((d) => d.id.split("__")[1]));
+        for (const { bbox, name, confidence } of result.detections!) {
+          expect(named.has(name), name).toBe(true);
+          expect(confidence).toBeGreaterThan(0);
+          expect(confidence).toBeLessThanOrEqual(1);
+          expect(bbox[0] + bbox[2]).toBeLessThanOrEqual(1.0005);
+          expect(bbox[1] + bbox[3]).toBeLessThanOrEqual(1.0005);
+          for (const v of bbox) expect(v).toBeGreaterThanOrEqual(0);
+          expect(bbox[2] * bbox[3]).toBeGreaterThan(0);
+        }
       }
     });
 
@@ -325,7 +349,8 @@ describe("diagnosis with the committed model", () => {
           expect(result.image_analysis.quality_issue, file).toBe("overexposed");
           expect(result.additional_notes, file).toContain(overexposed);
         }
-      });
+        // 130 diagnoses: the field model's 224 px views take longer than the default 30 s on a loaded 2-core box.
+      }, 120_000);
     });
   });
 });
