@@ -349,8 +349,7 @@ describe("diagnosis with the committed model", () => {
           expect(result.image_analysis.quality_issue, file).toBe("overexposed");
           expect(result.additional_notes, file).toContain(overexposed);
         }
-        // 130 diagnoses: the field model's 224 px views take longer than the default 30 s on a loaded 2-core box.
-      }, 120_000);
+      });
     });
   });
 });
