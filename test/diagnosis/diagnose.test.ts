@@ -173,33 +173,41 @@ describe("diagnosis with the committed model", () => {
 
     it("boxes the leaves that show the named disease, in 0..1 of the photo", async () => {
       const { views } = await loadMetadata(MODEL_PATH);
-      // Field photos first: several leaves, each smaller than the view, are what the leaf crops are for.
+      // Field photos first: several leaves, each smaller than the view, are what the leaf crops are for. The crop
+      // is stated, as a farmer would: the answer and each leaf's reading are narrowed to it.
       const rows = testLeaves()
         .filter(([, label]) => !label.endsWith("__healthy"))
         .sort(([a], [b]) => Number(b.startsWith("field-photos/")) - Number(a.startsWith("field-photos/")));
-      const boxed: DiagnosisResult[] = [];
-      for (const [file, label] of rows.slice(0, 60)) {
-        const result = await diagnoser.diagnose(photo(file), context({ includeBbox: true }), REQUEST_ID);
-        if (result.diagnoses[0]?.id === label && result.detections!.length > 0) boxed.push(result);
+      let boxed: DiagnosisResult | undefined;
+      for (const [file, label] of views.leaf_crops === 0 ? rows.slice(0, 20) : rows) {
+        const cropType = label.split("__")[0];
+        const result = await diagnoser.diagnose(
+          photo(file),
+          context({ includeBbox: true, cropType }),
+          REQUEST_ID,
+        );
         // Boxes come from the leaf crops only: a model that crops no leaf draws no box.
         if (views.leaf_crops === 0) expect(result.detections).toEqual([]);
-        if (boxed.length === 3) break;
-      }
-      if (views.leaf_crops === 0) return;
-      expect(boxed.length, "correctly named test photos with boxes, of 60").toBeGreaterThan(0);
-      for (const result of boxed) {
-        const named = new Set(result.diagnoses.map((d) => d.id.split("__")[1]));
-        for (const { bbox, name, confidence } of result.detections!) {
-          expect(named.has(name), name).toBe(true);
-          expect(confidence).toBeGreaterThan(0);
-          expect(confidence).toBeLessThanOrEqual(1);
-          expect(bbox[0] + bbox[2]).toBeLessThanOrEqual(1.0005);
-          expect(bbox[1] + bbox[3]).toBeLessThanOrEqual(1.0005);
-          for (const v of bbox) expect(v).toBeGreaterThanOrEqual(0);
-          expect(bbox[2] * bbox[3]).toBeGreaterThan(0);
+        else if (result.diagnoses[0]?.id === label && result.detections!.length > 0) {
+          boxed = result;
+          break;
         }
       }
-    });
+      if (views.leaf_crops === 0) return;
+      expect(boxed, "a correctly named test photo with boxes").toBeDefined();
+      const named = new Set(boxed!.diagnoses.map((d) => d.id.split("__")[1]));
+      for (const { bbox, name, confidence } of boxed!.detections!) {
+        expect(named.has(name), name).toBe(true);
+        expect(confidence).toBeGreaterThan(0);
+        expect(confidence).toBeLessThanOrEqual(1);
+        expect(bbox[0] + bbox[2]).toBeLessThanOrEqual(1.0005);
+        expect(bbox[1] + bbox[3]).toBeLessThanOrEqual(1.0005);
+        for (const v of bbox) expect(v).toBeGreaterThanOrEqual(0);
+        expect(bbox[2] * bbox[3]).toBeGreaterThan(0);
+      }
+      // Leaves are boxed only when they leave room around them (at most half the view): on field photos about one
+      // correctly named disease photo in twenty has such a leaf, so the search may read a hundred photos.
+    }, 180_000);
 
     it("keeps only the stated crop's diseases when the crop is given", async () => {
       const { bytes, label } = await confidentDiseasePhoto();
