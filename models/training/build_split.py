@@ -26,7 +26,7 @@ Non-plant photos (non-plant/manifest.csv): label non_plant, source_kind non_plan
 
 source_kind:
   lab            PlantVillage photos (pepper, potato, tomato, and the PlantVillage part of maize)
-  field_plantdoc maize photos from PlantDoc. The source paths carry no source tag ('Corn_Blight (12).jpg'),
+  maize_plantdoc maize photos from PlantDoc inside leaf-photos/. The source paths carry no source tag ('Corn_Blight (12).jpg'),
                  so this is a documented heuristic, checked against the known PlantVillage corn counts
                  (common rust 1192, gray leaf spot 513, healthy 1162, northern leaf blight 985):
                    non-square image              -> field_plantdoc (PlantVillage photos are all 256x256)
@@ -39,6 +39,17 @@ source_kind:
   field_ibean    bean photos (iBean, phone photos in Ugandan fields)
   white_bg_rice  UCI rice leaf photos on a white background
   non_plant      ImageNet sample photos with no plant
+  field_plantdoc PlantDoc field photos (field-photos/), several leaves in clutter, with leaf boxes
+  other_plant    leaves of crops we do not cover (other-plants/), label other_plant
+
+Field photos (field-photos/), after the rows above, 60/20/20 per class (more val and test photos than 15 %
+would give, so that field figures are not read off a handful of photos):
+  * Near-duplicates (the same dHash rule, any of the four orientations) are grouped across the whole set.
+  * A field photo that near-duplicates a leaf-photos image of the same class joins that image's split (the
+    maize ones: PlantDoc photos already inside leaf-photos/maize__*), so no photo is in train and test.
+  * A group whose photos carry different classes, here or in leaf-photos, is left out (label conflict).
+  * The remaining groups are shuffled per class (seed 1234) and filled into val and test first.
+Other plants (other-plants/): grouped the same way, 60/20/20 per PlantDoc class, label other_plant.
 """
 import csv, os, re, random, collections, sys
 import numpy as np
@@ -65,11 +76,11 @@ def source_kind(r):
     if crop == 'maize':
         ext = os.path.splitext(sp)[1]
         if r['width'] != r['height']:
-            return 'field_plantdoc'
+            return 'maize_plantdoc'
         if ext == '.JPG':
             return 'lab'
         if r['label'] == 'maize__common_rust':
-            return 'field_plantdoc'
+            return 'maize_plantdoc'
         return 'lab'
     return 'lab'
 
@@ -179,6 +190,7 @@ def main():
         out.append({'file': 'non-plant/' + r['file'], 'label': 'non_plant', 'source_kind': 'non_plant',
                     'group': 'non_plant|' + os.path.splitext(r['file'])[0], 'split': s})
     print(f'non_plant n={n} train={ntr} val={nva} test={n-ntr-nva}')
+    out += field_rows(rows, out, stats)
     with open(OUT, 'w', newline='') as f:
         w = csv.DictWriter(f, fieldnames=['file', 'label', 'source_kind', 'group', 'split'])
         w.writeheader()
@@ -188,6 +200,106 @@ def main():
     for k in sorted(set(k[0] for k in c)):
         print(f'{k:16s}', {s: c[(k, s)] for s in ('train', 'val', 'test')})
     print(dict(stats), 'rows', len(out), '->', OUT)
+
+
+FIELD_FRACS = {'val': 0.20, 'test': 0.20}
+
+
+def group_near(paths):
+    """Union-find over near-duplicates (dHash, four orientations); returns the hashes and the finder."""
+    H = [hashes(p) for p in paths]
+    base = np.stack([h[0] for h in H])
+    uf = UF(len(paths))
+    for t in range(4):
+        q = np.stack([h[t] for h in H])
+        for i in range(len(paths)):
+            d = popcount_rows(np.bitwise_xor(base, q[i][None]))
+            d[i] = 99
+            for j in np.nonzero(d <= HAMMING)[0]:
+                uf.u(i, int(j))
+    return H, uf
+
+
+def assign(groups, n, rnd, fixed=None):
+    """groups: lists of indices; fixed: index -> split forced by a duplicate elsewhere. Returns index -> split."""
+    fixed = fixed or {}
+    out, cnt = {}, {'val': 0, 'test': 0, 'train': 0}
+    free = []
+    for m in groups:
+        forced = {fixed[i] for i in m if i in fixed}
+        if forced:
+            s = sorted(forced)[0]
+            for i in m:
+                out[i] = s
+            cnt[s] += len(m)
+        else:
+            free.append(m)
+    rnd.shuffle(free)
+    for m in free:
+        for s in ('val', 'test'):
+            if cnt[s] + len(m) / 2 <= FIELD_FRACS[s] * n + 0.5:
+                break
+        else:
+            s = 'train'
+        cnt[s] += len(m)
+        for i in m:
+            out[i] = s
+    return out
+
+
+def field_rows(leaf_rows, leaf_out, stats):
+    split_of = {r['file']: r['split'] for r in leaf_out}
+    out = []
+    # field-photos: against the leaf-photos images of the same crop, then among themselves
+    fr = list(csv.DictReader(open(os.path.join(ROOT, 'field-photos/manifest.csv'))))
+    fr.sort(key=lambda r: r['file'])
+    H, uf = group_near([os.path.join(ROOT, 'field-photos', r['file']) for r in fr])
+    crops = sorted({r['label'].split('__')[0] for r in fr})
+    lp = [r for r in leaf_rows if r['crop'] in crops]
+    LH = np.stack([hashes(os.path.join(ROOT, 'leaf-photos', r['file']))[0] for r in lp])
+    fixed, conflict = {}, set()
+    for i, r in enumerate(fr):
+        for t in range(4):
+            d = popcount_rows(np.bitwise_xor(LH, H[i][t][None]))
+            for j in np.nonzero(d <= HAMMING)[0]:
+                if lp[j]['label'] == r['label']:
+                    fixed[i] = split_of['leaf-photos/' + lp[j]['file']]
+                else:
+                    conflict.add(i)
+    groups = collections.defaultdict(list)
+    for i in range(len(fr)):
+        groups[uf.f(i)].append(i)
+    keep = []
+    for m in groups.values():
+        if len({fr[i]['label'] for i in m}) > 1 or any(i in conflict for i in m):
+            stats['field_conflict_left_out'] += len(m)
+            continue
+        keep.append(m)
+    stats['field_follow_leaf_photos'] += sum(len(m) for m in keep if any(i in fixed for i in m))
+    for label in sorted({r['label'] for r in fr}):
+        gl = sorted([m for m in keep if fr[m[0]]['label'] == label], key=lambda m: fr[m[0]]['file'])
+        n = sum(len(m) for m in gl)
+        sp = assign(gl, n, random.Random(f'{SEED}:field:{label}'), fixed)
+        for m in gl:
+            for i in m:
+                out.append({'file': 'field-photos/' + fr[i]['file'], 'label': label, 'source_kind': 'field_plantdoc',
+                            'group': 'field|' + fr[m[0]]['file'], 'split': sp[i]})
+    # other-plants: one class for us, split per PlantDoc class
+    orow = list(csv.DictReader(open(os.path.join(ROOT, 'other-plants/manifest.csv'))))
+    orow.sort(key=lambda r: r['file'])
+    _, uf = group_near([os.path.join(ROOT, 'other-plants', r['file']) for r in orow])
+    groups = collections.defaultdict(list)
+    for i in range(len(orow)):
+        groups[uf.f(i)].append(i)
+    for label in sorted({r['label'] for r in orow}):
+        gl = sorted([m for m in groups.values() if orow[m[0]]['label'] == label], key=lambda m: orow[m[0]]['file'])
+        n = sum(len(m) for m in gl)
+        sp = assign(gl, n, random.Random(f'{SEED}:other:{label}'))
+        for m in gl:
+            for i in m:
+                out.append({'file': 'other-plants/' + orow[i]['file'], 'label': 'other_plant',
+                            'source_kind': 'other_plant', 'group': 'other|' + orow[m[0]]['file'], 'split': sp[i]})
+    return out
 
 
 if __name__ == '__main__':
