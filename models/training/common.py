@@ -13,8 +13,11 @@ ROOT = os.environ.get('DATASETS') or os.path.normpath(os.path.join(MODELS, '..',
 SPLIT = os.path.join(HERE, 'split.csv')
 DATA = os.path.join(HERE, 'data')
 RUNS = os.path.join(HERE, 'runs')
-TRAIN_SIZE = 128  # training crops
-SIZE = 144        # serving input: chosen on val (tta_sweep.py), above the training size as FixRes predicts
+TRAIN_SIZE = 160  # training crops
+SIZE = 224        # serving input: chosen on val (view_sweep.py), above the training size as FixRes predicts
+WORKING = 256     # the working image the leaf crops are cut from (same field of view as the centre view)
+OTHER = 'other_plant'
+NON_PLANT = 'non_plant'
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
 RESIZE_RULE = (f'resize so the shorter side is {SIZE} px (bilinear with antialiasing, i.e. a triangle filter scaled to '
@@ -22,7 +25,7 @@ RESIZE_RULE = (f'resize so the shorter side is {SIZE} px (bilinear with antialia
                f'(left=ceil((w-{SIZE})/2), top=ceil((h-{SIZE})/2)), as sharp does; sharp: resize({{width:{SIZE},'
                f'height:{SIZE},fit:"cover",position:"centre",kernel:"linear"}}) after .rotate() for EXIF orientation; '
                'then RGB, /255, (x-mean)/std, NCHW float32. The graph runs the network on the image and on its mirror '
-               'image and averages the two (logits, and the mirrored-back class activation maps).')
+               'image and averages the two (logits, and the leaf maps with the mirrored one flipped back).')
 
 
 def read_split():
@@ -31,9 +34,9 @@ def read_split():
 
 def class_names(rows=None):
     rows = rows or read_split()
-    leaf = sorted({r['label'] for r in rows if r['label'] != 'non_plant'})
+    leaf = sorted({r['label'] for r in rows if r['label'] not in (OTHER, NON_PLANT)})
     assert len(leaf) == 25, len(leaf)
-    return leaf + ['non_plant']
+    return leaf + [OTHER, NON_PLANT]
 
 
 def load_rgb(path):
@@ -77,67 +80,80 @@ def to_input(u8):
     return (x - m) / s
 
 
-class CamNet(nn.Module):
-    """MobileNetV3-small features (last stride-2 block set to stride 1 -> stride 16, 8x8 maps at 128 px)
-    -> dropout -> 1x1 conv to num_classes (class activation maps) -> global average pool -> logits."""
+class LeafNet(nn.Module):
+    """MobileNetV3-small features (last stride-2 block set to stride 1 -> stride 16: a 14x14 map at 224 px) with
+    two 1x1 heads on that map: class activation maps (their mean = the logits) and a leaf finder (CenterNet-style:
+    leaf-centre heat, x/y offset within the cell, log width/height as fractions of the image)."""
 
     def __init__(self, num_classes, width_mult=1.0, dropout=0.2):
         super().__init__()
         m = torchvision.models.mobilenet_v3_small(width_mult=width_mult)
         feats = m.features
         # features[9] is the last stride-2 inverted residual (48->96, k5); make it stride 1.
-        blk = feats[9]
-        for mod in blk.modules():
+        for mod in feats[9].modules():
             if isinstance(mod, nn.Conv2d) and mod.stride == (2, 2):
                 mod.stride = (1, 1)
         self.features = feats
+        ch = feats[-1].out_channels
         self.drop = nn.Dropout2d(dropout) if dropout > 0 else nn.Identity()
-        self.cam = nn.Conv2d(feats[-1].out_channels, num_classes, 1)
+        self.cam = nn.Conv2d(ch, num_classes, 1)
+        self.leaf = nn.Sequential(nn.Conv2d(ch, 64, 1), nn.ReLU(inplace=True), nn.Conv2d(64, 5, 1))
+        nn.init.constant_(self.leaf[2].bias, 0.0)
+        with torch.no_grad():
+            self.leaf[2].bias[0] = -2.2  # heat starts near 0.1, as CenterNet does, so the focal loss is stable
 
-    def forward(self, x, with_cam=False):
+    def forward(self, x):
+        """-> logits [N,K], leaf [N,5,G,G], pooled features [N,C]."""
         f = self.features(x)
-        cam = self.cam(self.drop(f))
-        logits = cam.mean(dim=(2, 3))
-        if with_cam:
-            return logits, cam
-        return logits
+        logits = self.cam(self.drop(f)).mean(dim=(2, 3))
+        return logits, self.leaf(f), f.mean(dim=(2, 3))
 
 
-class FlipAverage(nn.Module):
-    """What the service runs: the network on the image and on its mirror image, averaged. Mirroring the second
-    class activation map back keeps the boxes where the lesions are, and logits == cam.mean still holds."""
+class Served(nn.Module):
+    """What the service runs: the network on the image and on its mirror image, averaged (the mirrored leaf map
+    flipped back, its x offset mirrored within the cell), and the squared Mahalanobis distance of the pooled
+    features to the nearest training class (tied covariance, whitened with `proj`, class means `means`)."""
 
-    def __init__(self, net):
+    def __init__(self, net, proj=None, means=None):
         super().__init__()
         self.net = net
-
-    def forward(self, x, with_cam=False):
-        logits, cam = self.net(torch.cat([x, x.flip(3)]), with_cam=True)
-        n = x.shape[0]
-        logits = (logits[:n] + logits[n:]) / 2
-        cam = (cam[:n] + cam[n:].flip(3)) / 2
-        return (logits, cam) if with_cam else logits
-
-
-class ExportWrapper(nn.Module):
-    """The served module (a FlipAverage) with a forward that torch.onnx.export can trace: both outputs, always."""
-
-    def __init__(self, served):
-        super().__init__()
-        self.net = served
+        c = net.cam.in_channels
+        self.register_buffer('proj', torch.as_tensor(proj if proj is not None else np.zeros((c, 1)), dtype=torch.float32))
+        self.register_buffer('means', torch.as_tensor(means if means is not None else np.zeros((1, 1)), dtype=torch.float32))
 
     def forward(self, input):
-        logits, cam = self.net(input, with_cam=True)
-        return logits, cam
+        n = input.shape[0]
+        logits, leaf, feat = self.net(torch.cat([input, input.flip(3)]))
+        lm = leaf[n:].flip(3)
+        lm = torch.cat([lm[:, :1], -lm[:, 1:2], lm[:, 2:]], 1)  # sigmoid(-a) = 1 - sigmoid(a): x offset mirrored
+        z = ((feat[:n] + feat[n:]) / 2) @ self.proj
+        d = ((z.unsqueeze(1) - self.means.unsqueeze(0)) ** 2).sum(-1).min(1).values
+        return (logits[:n] + logits[n:]) / 2, (leaf[:n] + lm) / 2, d
 
 
 def load_checkpoint(path, use_ema=True):
-    ck = torch.load(path, map_location='cpu')
-    net = CamNet(len(ck['classes']), width_mult=ck['args'].get('width_mult', 1.0), dropout=0.0)
+    ck = torch.load(path, map_location='cpu', weights_only=False)
+    net = LeafNet(len(ck['classes']), width_mult=ck['args'].get('width_mult', 1.0), dropout=0.0)
     sd = ck['ema'] if (use_ema and ck.get('ema') is not None) else ck['model']
     net.load_state_dict(sd)
     net.eval()
     return net, ck
+
+
+def leaf_boxes(r):
+    """A split row's leaf boxes [[x, y, w, h]] (fractions of the photo) from its dataset's manifest, or []."""
+    return MANIFEST_BOXES().get(r['file'], [])
+
+
+_boxes = {}
+
+
+def MANIFEST_BOXES():
+    if not _boxes:
+        for d in ('field-photos', 'other-plants'):
+            for r in csv.DictReader(open(os.path.join(ROOT, d, 'manifest.csv'))):
+                _boxes[f'{d}/{r["file"]}'] = json.loads(r['leaf_boxes'])
+    return _boxes
 
 
 def eval_cache(split_name, rows=None, size=SIZE):

@@ -1,147 +1,132 @@
 #!/usr/bin/env python3
-"""Evaluate the exported model's torch twin on the TEST split.
+"""The exported model's Python twin on the TEST split, read as the service reads it (views.py, decide.py).
 
   /usr/bin/python3 models/training/evaluate.py
-Loads the checkpoint named in models/training/export-meta.json (the weights that export.py put in
-models/disease-classifier.onnx) and the calibration in models/classes.json, runs the serving
-preprocessing (common.preprocess_uint8) on every test image, and writes
-  models/training/eval-torch.json  top-1/top-3 per source_kind and per class, confusions, ECE, unsure and
-                                   is-plant rates
-  models/parity.json               40 test images with PyTorch logits and calibrated probabilities
-Decision rule evaluated (the one the service applies):
-  P = softmax(logits / temperature)
-  P[non_plant] >= non_plant_threshold            -> "not a plant"
-  else top = argmax P; top == non_plant or P[top] < unsure_threshold -> "unsure"
-  else answer top.
+Loads the checkpoint named in export-meta.json with its distance.npz and the settings of models/classes.json,
+writes models/training/eval-torch.json (per source: top-1 with and without the crop given, answered share and
+accuracy, unsure, not a plant, not supported; leaf boxes against the PlantDoc boxes) and models/parity.json
+(a dozen photos' probabilities, distances and leaves, which test/diagnosis/parity.test.ts asks the service to
+reproduce). The test split chooses nothing: every setting was fixed on val by export.py.
 """
-import collections, json, os, random
+import argparse, json, os, time
 import numpy as np
 import torch
-import torch.nn.functional as F
 import common as C
+import views as V
+from decide import Rules
 
+ap = argparse.ArgumentParser()
+ap.add_argument('--ckpt', default='', help='default: the checkpoint export-meta.json names')
+ap.add_argument('--model-dir', default=C.MODELS, help='folder of the classes.json to follow; parity.json goes there')
+ap.add_argument('--limit', type=int, default=0, help='at most this many test photos per source (quick trials only)')
+args = ap.parse_args()
 torch.set_num_threads(2)
-meta = json.load(open(os.path.join(C.HERE, 'export-meta.json')))
-cj = json.load(open(os.path.join(C.MODELS, 'classes.json')))
-net, ck = C.load_checkpoint(os.path.join(C.MODELS, meta['checkpoint']), use_ema=meta['weights'] == 'ema')
-classes = cj['classes']
-assert classes == ck['classes']
-T, pth, q = cj['temperature'], cj['unsure_threshold'], cj['non_plant_threshold']
-NP = classes.index('non_plant')
+cfg = json.load(open(os.path.join(args.model_dir, 'classes.json')))
+ckpt = args.ckpt or os.path.join(C.MODELS, json.load(open(os.path.join(C.HERE, 'export-meta.json')))['checkpoint'])
+net, ck = C.load_checkpoint(ckpt)
+dz = np.load(os.path.join(os.path.dirname(ckpt), 'distance.npz'))
+served = C.Served(net, dz['proj'], dz['means']).eval()
+classes = cfg['classes']
+rules = Rules(classes, cfg)
+params = {'leaf_threshold': cfg['leaves']['threshold'], 'leaf_crops': cfg['views']['leaf_crops'],
+          'margin': cfg['views']['margin'], 'max_area': cfg['views']['max_area'],
+          'min_side': cfg['views']['min_side']}
+SECONDARY = 0.15  # src/diagnosis/result.ts SECONDARY_DIAGNOSIS_FLOOR
+
 rows = C.read_split()
 test_rows, X = C.eval_cache('test', rows)
-y = np.array([classes.index(r['label']) for r in test_rows])
-kind = np.array([r['source_kind'] for r in test_rows])
-with torch.no_grad():
-    served = C.FlipAverage(net)
-    logits = torch.cat([served(C.to_input(X[i:i + 256])) for i in range(0, len(X), 256)])
-p1 = F.softmax(logits, 1).numpy()
-pT = F.softmax(logits / T, 1).numpy()
-top = pT.argmax(1)
-top3 = np.argsort(-pT, 1)[:, :3]
-ok1 = top == y
-ok3 = (top3 == y[:, None]).any(1)
+if args.limit:
+    keep = np.zeros(len(test_rows), bool)
+    for s_ in {r['source_kind'] for r in test_rows}:
+        keep[[i for i, r in enumerate(test_rows) if r['source_kind'] == s_][:args.limit]] = True
+    test_rows, X = [r for r, k in zip(test_rows, keep) if k], X[keep]
+t0 = time.time()
+reads = V.read_photos(served, [os.path.join(C.ROOT, r['file']) for r in test_rows], X, params, cfg['temperature'])
+print(f'test split read in {time.time() - t0:.0f}s', flush=True)
 
 
-def ece(prob, yy, bins=15):
-    conf, pred = prob.max(1), prob.argmax(1)
-    e = 0.0
-    for lo in np.linspace(0, 1, bins + 1)[:-1]:
-        m = (conf > lo) & (conf <= lo + 1 / bins)
-        if m.any():
-            e += m.mean() * abs((pred[m] == yy[m]).mean() - conf[m].mean())
-    return float(e)
+def named_diseases(ranked, probs):
+    if not ranked or classes[ranked[0]].endswith('__healthy'):
+        return []
+    return [c for i, (c, q) in enumerate(zip(ranked, probs))
+            if i == 0 or (q >= SECONDARY and not classes[c].endswith('__healthy'))]
 
 
-def block(mask):
-    n = int(mask.sum())
-    return {'n': n, 'top1': float(ok1[mask].mean()) if n else None, 'top3': float(ok3[mask].mean()) if n else None}
+def boxes_for(o, crop, named):
+    """CONTRACT step 7: leaves whose crop view's top leaf class (within the crop given) is a named disease."""
+    out = []
+    for j, _ in enumerate(o['windows']):
+        q = V.softmax_t(o['crops'][j], cfg['temperature'])
+        leaf = [i for i, c in enumerate(classes) if c.split('__')[0] == crop]
+        top = leaf[int(np.argmax(q[leaf]))]
+        if top in named:
+            out.append(o['leaves_cropped'][j])
+    return out
 
 
-res = {'model_version': cj['model_version'], 'checkpoint': meta['checkpoint'], 'weights': meta['weights'],
-       'split': 'test', 'n': int(len(y)), 'preprocessing': 'common.preprocess_uint8 (PIL) = classes.json input.resize',
-       'command': '/usr/bin/python3 models/training/evaluate.py'}
-leaf = y != NP
-res['overall_leaf'] = block(leaf)
-res['overall_all'] = block(np.ones_like(leaf))
-res['per_source_kind'] = {k: block(kind == k) for k in sorted(set(kind))}
-res['per_class'] = {c: block(y == i) for i, c in enumerate(classes)}
-res['per_class_source_kind'] = {f'{c}|{k}': block((y == i) & (kind == k)) for i, c in enumerate(classes)
-                                for k in sorted(set(kind[y == i]))}
-conf = collections.Counter((classes[a], classes[b]) for a, b in zip(y, top) if a != b)
-res['top_confusions'] = [{'true': a, 'pred': b, 'count': n} for (a, b), n in conf.most_common(15)]
-res['ece'] = {'before_temperature': ece(p1, y), 'after_temperature': ece(pT, y),
-              'nll_before': float(F.cross_entropy(logits, torch.from_numpy(y)).item()),
-              'nll_after': float(F.cross_entropy(logits / T, torch.from_numpy(y)).item()), 'temperature': T}
-# is-plant check
-rej = pT[:, NP] >= q
-res['is_plant'] = {'non_plant_threshold': q,
-                   'false_accept_rate': float((~rej[~leaf]).mean()), 'false_accept_n': int((~rej[~leaf]).sum()),
-                   'non_plant_test_n': int((~leaf).sum()),
-                   'false_reject_rate': float(rej[leaf].mean()), 'false_reject_n': int(rej[leaf].sum()),
-                   'leaf_test_n': int(leaf.sum()),
-                   'false_reject_rate_per_source_kind': {k: float(rej[leaf & (kind == k)].mean())
-                                                         for k in sorted(set(kind[leaf]))}}
-# unsure
-mp = pT.max(1)
-unsure = (~rej) & ((mp < pth) | (top == NP))
-answered = leaf & ~rej & ~unsure
-res['unsure'] = {'unsure_threshold': pth,
-                 'unsure_rate_leaf': float(unsure[leaf].mean()),
-                 'answered_rate_leaf': float(answered[leaf].mean()),
-                 'accuracy_of_answered_leaf': float(ok1[answered].mean()),
-                 'per_source_kind': {k: {'unsure_rate': float(unsure[leaf & (kind == k)].mean()),
-                                         'answered_rate': float(answered[leaf & (kind == k)].mean()),
-                                         'accuracy_of_answered': float(ok1[answered & (kind == k)].mean())
-                                         if (answered & (kind == k)).any() else None}
-                                     for k in sorted(set(kind[leaf]))}}
-json.dump(res, open(os.path.join(C.HERE, 'eval-torch.json'), 'w'), indent=2)
+for o in reads:
+    # the leaves that got a crop view, in window order (crop_windows skips leaves larger than max_area)
+    o['leaves_cropped'] = [l for l in o['leaves'] if l[2] * l[3] <= params['max_area']][:len(o['windows'])]
 
-# ------------------------------------------------------------------ print
-print(f"model {cj['model_version']}  test n={len(y)}  T={T} unsure<{pth} non_plant>={q}")
-print(f"{'source_kind':16s} {'n':>5s} {'top1':>7s} {'top3':>7s}")
-for k, v in list(res['per_source_kind'].items()) + [('ALL leaf', res['overall_leaf'])]:
-    print(f"{k:16s} {v['n']:5d} {v['top1']:7.4f} {v['top3']:7.4f}")
-print('per class:')
-for c, v in res['per_class'].items():
-    print(f"  {c:32s} {v['n']:5d} {v['top1']:7.4f} {v['top3']:7.4f}")
-print('top confusions:', ', '.join(f"{d['true']}->{d['pred']} x{d['count']}" for d in res['top_confusions'][:10]))
-print('ECE', res['ece'])
-print('is_plant', res['is_plant'])
-print('unsure', res['unsure'])
+per = {}
+box_tp = box_pred = box_gt = box_photos = photos_named = 0
+for r, o in zip(test_rows, reads):
+    s = r['source_kind']
+    d = per.setdefault(s, {'n': 0, 'top1_crop': 0, 'top1': 0, 'answered': 0, 'answered_ok': 0, 'unsure': 0,
+                           'not_plant': 0, 'not_supported': 0, 'disease_named': 0})
+    d['n'] += 1
+    y = classes.index(r['label'])
+    crop = r['label'].split('__')[0] if '__' in r['label'] else None
+    out0, rk0, _ = rules.decide(o['p'], o['distance'], None)
+    d['not_plant'] += out0 == 'not_plant'
+    d['not_supported'] += out0 == 'crop_not_supported'
+    d['top1'] += bool(rk0) and rk0[0] == y
+    d['disease_named'] += out0 == 'answered' and not classes[rk0[0]].endswith('__healthy')
+    if crop is None:
+        continue
+    out, rk, pr = rules.decide(o['p'], o['distance'], crop)
+    d['top1_crop'] += bool(rk) and rk[0] == y
+    d['unsure'] += out == 'unsure'
+    if out == 'answered':
+        d['answered'] += 1
+        d['answered_ok'] += rk[0] == y
+    if s == 'field_plantdoc' and out == 'answered':
+        named = named_diseases(rk, pr)
+        if named:
+            photos_named += 1
+            pred = boxes_for(o, crop, named)
+            gt = C.leaf_boxes(r)
+            box_pred += len(pred); box_gt += len(gt); box_photos += bool(pred)
+            used = set()
+            for b in pred:
+                best = max(((V.iou(b, q), j) for j, q in enumerate(gt) if j not in used), default=(0, -1))
+                if best[0] >= 0.5:
+                    used.add(best[1]); box_tp += 1
 
-# ------------------------------------------------------------------ parity set
-rnd = random.Random(7)
-by = collections.defaultdict(list)
-for i, r in enumerate(test_rows):
-    by[(r['label'], r['source_kind'])].append(i)
-keys = sorted(by)
+result = {'model_version': cfg['model_version'], 'split': 'test', 'per_source': {}}
+for s, d in sorted(per.items()):
+    n = d['n']
+    result['per_source'][s] = {
+        'photos': n, 'top1_crop_given': d['top1_crop'] / n, 'top1_no_crop': d['top1'] / n,
+        'answered_crop_given': d['answered'] / n, 'answered_accuracy': d['answered_ok'] / max(1, d['answered']),
+        'unsure_crop_given': d['unsure'] / n, 'not_plant': d['not_plant'] / n,
+        'not_supported_no_crop': d['not_supported'] / n, 'disease_named_no_crop': d['disease_named'] / n}
+result['boxes'] = {'photos_with_disease_named': photos_named, 'photos_with_a_box': box_photos,
+                   'precision': box_tp / max(1, box_pred), 'recall': box_tp / max(1, box_gt),
+                   'predicted': box_pred, 'true_boxes': box_gt, 'iou': 0.5}
+if not args.limit:
+    json.dump(result, open(os.path.join(C.HERE, 'eval-torch.json'), 'w'), indent=1)
+print(json.dumps(result, indent=1))
+
+# parity photos: a few of each source, fixed by position in the test split
 pick = []
-# one per class first (mixed sources: field maize, beans, rice, non-plant all included), then fill
-for c in classes:
-    ks = [k for k in keys if k[0] == c]
-    k = sorted(ks, key=lambda kk: kk[1] == 'lab')[0]  # prefer the non-lab source where a class has one
-    pick.append(rnd.choice(by[k]))
-extra = [k for k in keys if k[1] != 'lab'] + [k for k in keys if k[1] == 'lab']
-j = 0
-while len(pick) < 40:
-    k = extra[j % len(extra)]; j += 1
-    i = rnd.choice(by[k])
-    if i not in pick:
-        pick.append(i)
-items = []
-for i in pick:
-    r = test_rows[i]
-    items.append({'file': r['file'], 'label': r['label'], 'source_kind': r['source_kind'],
-                  'logits': [round(float(v), 5) for v in logits[i]],
-                  'probs': [round(float(v), 6) for v in pT[i]],
-                  'top': classes[int(top[i])], 'top_prob': round(float(pT[i].max()), 6)})
-parity = {'model_version': cj['model_version'], 'onnx_sha256': meta['onnx_sha256'],
-          'root': '../shared/datasets', 'temperature': T, 'classes': classes,
-          'note': 'file is relative to root. logits = raw model output (PyTorch, same weights as the ONNX file, '
-                  'PIL preprocessing = classes.json input.resize); probs = softmax(logits / temperature). '
-                  'Every photo goes through the resize+crop rule (PlantVillage photos are scaled up to it), where '
-                  'sharp and PIL may differ by a few grey levels.',
-          'items': items}
-json.dump(parity, open(os.path.join(C.MODELS, 'parity.json'), 'w'), indent=1)
-print('wrote', os.path.join(C.HERE, 'eval-torch.json'), os.path.join(C.MODELS, 'parity.json'))
+for s, k in (('field_plantdoc', 5), ('lab', 3), ('field_ibean', 1), ('other_plant', 2), ('non_plant', 2)):
+    idx = [i for i, r in enumerate(test_rows) if r['source_kind'] == s]
+    pick += idx[::max(1, len(idx) // k)][:k]
+parity = {'model_version': cfg['model_version'], 'tolerance': {'p': 0.02, 'distance_rel': 0.02, 'box': 0.02},
+          'photos': [{'file': test_rows[i]['file'], 'p': [round(float(v), 5) for v in reads[i]['p']],
+                      'distance': round(reads[i]['distance'], 3),
+                      'leaves': [[round(v, 4) for v in l] for l in reads[i]['leaves']],
+                      'crops': len(reads[i]['windows'])} for i in pick]}
+json.dump(parity, open(os.path.join(args.model_dir, 'parity.json'), 'w'), indent=1)
+print('wrote eval-torch.json and models/parity.json')

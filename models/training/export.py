@@ -1,125 +1,264 @@
 #!/usr/bin/env python3
-"""Export a checkpoint to models/disease-classifier.onnx + models/classes.json (with calibration).
+"""Export a checkpoint to models/disease-classifier.onnx + models/classes.json, every setting chosen on VAL.
 
   /usr/bin/python3 models/training/export.py --ckpt models/training/runs/main/best.pt
 
-* ONNX: opset 17, input `input` float32 [N,3,144,144] (dynamic N), outputs `logits` [N,C] (raw, before
-  temperature) and `cam` [N,C,9,9] (per-class activation maps before the global average pool;
-  logits == cam.mean over h,w). The graph is common.FlipAverage: the network runs on the image and its mirror
-  image and averages the two, so every caller gets the served model from the one file.
-* Calibration on the VAL split (serving preprocessing, see common.RESIZE_RULE):
-  - temperature T: minimises val NLL of softmax(logits/T)  (grid search + golden refinement)
-  - non_plant_threshold q: the service answers "not a plant" when calibrated P(non_plant) >= q.
-    q = the value that minimises (false-accept rate of non-plant val photos + false-reject rate of leaf
-    val photos), searched over [0.05, 0.95], ties -> the smaller false-reject rate.
-  - unsure_threshold p: among val leaf photos that pass the plant check, the answer is the top class
-    over all 26 probabilities; p = the smallest threshold on that max probability for which the accepted
-    answers (max prob >= p, top class != non_plant) are >= 98% correct. (It was 97% until the model itself
-    reached 97% on val, where that rule stopped turning any answer into "unsure".)
-Also writes models/training/export-meta.json (which checkpoint, sha256, val calibration numbers), used by
-evaluate.py to load the identical weights as the torch twin.
+* ONNX (opset 17): input `input` float32 [N,3,S,S] (dynamic N); outputs `logits` [N,K], `leaf` [N,5,S/16,S/16]
+  and `distance` [N] (common.Served: the network on the image and its mirror image, averaged, and the squared
+  Mahalanobis distance of the pooled features to the nearest training class).
+* Distance: class means and one shared covariance of the pooled features of up to --per-class train photos of
+  each leaf class and other_plant (not non_plant), whitened to the --dims strongest directions.
+* On the val split, read as the service reads it (views.py), in this order:
+  - leaf_threshold: the leaf finder's heat threshold with the best F1 against the PlantDoc leaf boxes (IoU>=0.5);
+  - leaf_crops: how many leaf crops (0-4) join the centre view, by field accuracy with the crop given;
+  - temperature T: minimises the NLL of the view-averaged probabilities, averaged over the sources;
+  - non_plant_threshold and distance_threshold, jointly: fewest non-plant photos called a plant while at most
+    --max-plant-reject of the plant photos (every other source) are called "not a plant";
+  - other_plant_threshold: the lowest that calls at most --max-other-flag of our crops' field photos, and of
+    the lab photos, "not supported" (no crop given);
+  - unsure_threshold: the lowest at which the answered photos, crop given, are >= --field-target right on
+    PlantDoc field photos and >= --lab-target on lab photos.
+Writes models/training/export-meta.json (checkpoint, sha256, every val figure behind a choice) and
+distance.npz beside the checkpoint.
 """
 import argparse, hashlib, json, os, time
 import numpy as np
 import torch
-import torch.nn.functional as F
 import onnx
 import common as C
+import views as V
+from decide import Rules
 
 p = argparse.ArgumentParser()
 p.add_argument('--ckpt', required=True)
-p.add_argument('--no-ema', action='store_true')
-p.add_argument('--target-acc', type=float, default=0.98)
 p.add_argument('--version', default='')
+p.add_argument('--dims', type=int, default=128)
+p.add_argument('--per-class', type=int, default=120)
+p.add_argument('--margin', type=float, default=1.3)
+p.add_argument('--max-area', type=float, default=0.5)
+p.add_argument('--min-side', type=float, default=0.2)
+p.add_argument('--max-plant-reject', type=float, default=0.02)
+p.add_argument('--max-other-flag', type=float, default=0.05)
+p.add_argument('--field-target', type=float, default=0.88)
+p.add_argument('--lab-target', type=float, default=0.98)
+p.add_argument('--val-limit', type=int, default=1200, help='at most this many val photos per source (a fixed random '
+               'subset; only the lab source has more)')
+p.add_argument('--out', default=C.MODELS, help='folder for the .onnx and classes.json')
 args = p.parse_args()
 torch.set_num_threads(2)
 
-net, ck = C.load_checkpoint(args.ckpt, use_ema=not args.no_ema)
-served = C.FlipAverage(net).eval()
+net, ck = C.load_checkpoint(args.ckpt)
 classes = ck['classes']
-assert classes[-1] == 'non_plant' and classes[:-1] == sorted(classes[:-1]) and len(classes) == 26
-NP = len(classes) - 1
-onnx_path = os.path.join(C.MODELS, 'disease-classifier.onnx')
-wrap = C.ExportWrapper(served).eval()
+rows = C.read_split()
+NP, OT = classes.index(C.NON_PLANT), classes.index(C.OTHER)
+
+
+# ---------------------------------------------------------------- distance to the training classes
+@torch.no_grad()
+def pooled(u8):
+    out = []
+    for i in range(0, len(u8), 128):
+        x = C.to_input(u8[i:i + 128])
+        f = (net(x)[2] + net(x.flip(3))[2]) / 2
+        out.append(f)
+    return torch.cat(out).numpy().astype(np.float64)
+
+
+rng = np.random.default_rng(0)
+fit_rows = []
+for c in classes:
+    if c == C.NON_PLANT:
+        continue
+    rs = [r for r in rows if r['split'] == 'train' and r['label'] == c]
+    fit_rows += [rs[i] for i in sorted(rng.permutation(len(rs))[:args.per_class])]
+fit_cache = os.path.join(C.DATA, f'fit_{args.per_class}_{C.SIZE}.npz')
+if os.path.exists(fit_cache) and list(np.load(fit_cache)['files']) == [r['file'] for r in fit_rows]:
+    Xfit = np.load(fit_cache)['X']
+else:
+    Xfit = np.stack([C.preprocess_uint8(os.path.join(C.ROOT, r['file'])) for r in fit_rows])
+    np.savez(fit_cache, X=Xfit, files=np.array([r['file'] for r in fit_rows]))
+F_ = pooled(Xfit)
+yf = np.array([classes.index(r['label']) for r in fit_rows])
+labels = sorted(set(yf.tolist()))
+means = np.stack([F_[yf == c].mean(0) for c in labels])
+resid = F_ - means[np.searchsorted(labels, yf)]
+cov = resid.T @ resid / len(resid)
+cov += 1e-3 * np.trace(cov) / len(cov) * np.eye(len(cov))  # shrinkage: 3,000 photos for a 576-dim covariance
+ev, evec = np.linalg.eigh(cov)
+top = np.argsort(-ev)[:args.dims]
+proj = evec[:, top] / np.sqrt(ev[top])
+served = C.Served(net, proj, means @ proj).eval()
+np.savez(os.path.join(os.path.dirname(os.path.abspath(args.ckpt)), 'distance.npz'), proj=proj, means=means @ proj)
+
+# ---------------------------------------------------------------- ONNX
+os.makedirs(args.out, exist_ok=True)
+onnx_path = os.path.join(args.out, 'disease-classifier.onnx')
 dummy = torch.zeros(2, 3, C.SIZE, C.SIZE)
-torch.onnx.export(wrap, dummy, onnx_path, opset_version=17, input_names=['input'], output_names=['logits', 'cam'],
-                  dynamic_axes={'input': {0: 'N'}, 'logits': {0: 'N'}, 'cam': {0: 'N'}}, do_constant_folding=True)
-m = onnx.load(onnx_path)
-onnx.checker.check_model(m)
-with torch.no_grad():
-    lg, cam = served(dummy, with_cam=True)
-cam_size = list(cam.shape[2:])
+torch.onnx.export(served, dummy, onnx_path, opset_version=17, input_names=['input'],
+                  output_names=['logits', 'leaf', 'distance'],
+                  dynamic_axes={'input': {0: 'N'}, 'logits': {0: 'N'}, 'leaf': {0: 'N'}, 'distance': {0: 'N'}},
+                  do_constant_folding=True)
+onnx.checker.check_model(onnx.load(onnx_path))
 size_mb = os.path.getsize(onnx_path) / 1e6
 sha = hashlib.sha256(open(onnx_path, 'rb').read()).hexdigest()
-print(f'onnx {onnx_path} {size_mb:.2f} MB cam {cam_size} sha256 {sha[:16]}')
+print(f'onnx {onnx_path} {size_mb:.2f} MB sha256 {sha[:16]}', flush=True)
 assert size_mb < 20
 
-# ---------------------------------------------------------------- calibration on val
-rows = C.read_split()
+# ---------------------------------------------------------------- val, read as the service reads it
 val_rows, Xva = C.eval_cache('val', rows)
-y = torch.tensor([classes.index(r['label']) for r in val_rows])
+if args.val_limit:
+    keep = np.zeros(len(val_rows), bool)
+    for s_ in {r['source_kind'] for r in val_rows}:
+        idx = [i for i, r in enumerate(val_rows) if r['source_kind'] == s_]
+        keep[np.random.default_rng(0).permutation(idx)[:args.val_limit]] = True
+    val_rows, Xva = [r for r, k in zip(val_rows, keep) if k], Xva[keep]
+paths = [os.path.join(C.ROOT, r['file']) for r in val_rows]
+kind = np.array([r['source_kind'] for r in val_rows])
+y = np.array([classes.index(r['label']) for r in val_rows])
+crop_of = [r['label'].split('__')[0] if '__' in r['label'] else None for r in val_rows]
+field = kind == 'field_plantdoc'
+lab = kind == 'lab'
+plant = kind != 'non_plant'
+
+# leaf threshold: F1 of the decoded leaves against the PlantDoc boxes of the field val photos
 with torch.no_grad():
-    logits = torch.cat([served(C.to_input(Xva[i:i + 256])) for i in range(0, len(Xva), 256)])
+    leaf_maps = torch.cat([served(C.to_input(Xva[np.nonzero(field)[0][i:i + 64]]))[1]
+                           for i in range(0, int(field.sum()), 64)]).numpy()
+gt = [C.leaf_boxes(val_rows[i]) for i in np.nonzero(field)[0]]
+
+
+def f1_at(t):
+    tp = n_pred = n_gt = 0
+    for lm, g in zip(leaf_maps, gt):
+        pred = V.decode_leaves(lm, t)
+        n_pred += len(pred); n_gt += len(g)
+        used = set()
+        for b in pred:
+            best = max(((V.iou(b, q), j) for j, q in enumerate(g) if j not in used), default=(0, -1))
+            if best[0] >= 0.5:
+                used.add(best[1]); tp += 1
+    prec, rec = tp / max(1, n_pred), tp / max(1, n_gt)
+    return 2 * prec * rec / max(1e-9, prec + rec), prec, rec
+
+
+leaf_scan = {round(float(t), 2): f1_at(t) for t in np.arange(0.1, 0.61, 0.05)}
+leaf_threshold = max(leaf_scan, key=lambda t: leaf_scan[t][0])
+print('leaf threshold', leaf_threshold, leaf_scan[leaf_threshold], flush=True)
+
+params = {'leaf_threshold': leaf_threshold, 'leaf_crops': 4, 'margin': args.margin, 'max_area': args.max_area,
+          'min_side': args.min_side}
+t0 = time.time()
+reads = V.read_photos(served, paths, Xva, params)
+print(f'val read with up to 4 leaf crops in {time.time() - t0:.0f}s', flush=True)
+dist = np.array([o['distance'] for o in reads])
+sources = sorted(set(kind))
+
+
+def crop_accuracy(P, mask):
+    ok = []
+    for i in np.nonzero(mask)[0]:
+        leaf = [j for j, c in enumerate(classes) if c.split('__')[0] == crop_of[i]]
+        ok.append(leaf[int(np.argmax(P[i][leaf]))] == y[i])
+    return float(np.mean(ok))
+
+
+def probs(T, k):
+    return np.stack([V.mean_probability(o, T, k) for o in reads])
+
+
+crop_scan = {k: (crop_accuracy(probs(1.0, k), field), crop_accuracy(probs(1.0, k), lab)) for k in range(5)}
+leaf_crops = max(crop_scan, key=lambda k: (round(crop_scan[k][0], 3), crop_scan[k][1]))
+print('leaf crops', leaf_crops, crop_scan, flush=True)
 
 
 def nll(T):
-    return F.cross_entropy(logits / T, y).item()
+    P = probs(T, leaf_crops)
+    per = [float(-np.log(np.clip(P[kind == s, y[kind == s]], 1e-12, 1)).mean()) for s in sources]
+    return float(np.mean(per))
 
 
-grid = np.exp(np.linspace(np.log(0.3), np.log(5), 200))
+grid = np.exp(np.linspace(np.log(0.4), np.log(4), 60))
 T = float(grid[int(np.argmin([nll(t) for t in grid]))])
-lo, hi = T / 1.05, T * 1.05
-for _ in range(40):  # golden-section refinement
-    a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
-    if nll(a) < nll(b): hi = b
-    else: lo = a
-T = round(float((lo + hi) / 2), 4)
-prob = F.softmax(logits / T, 1).numpy()
-yv = y.numpy()
-is_np = yv == NP
-pnp = prob[:, NP]
+P = probs(T, leaf_crops)
+print('temperature', T, 'nll', nll(1.0), '->', nll(T), flush=True)
+
+# not a plant: p(non_plant) or distance
 best = None
-for q in np.round(np.arange(0.05, 0.951, 0.01), 2):
-    fa = float(np.mean(pnp[is_np] < q))    # non-plant photo accepted as plant
-    fr = float(np.mean(pnp[~is_np] >= q))  # leaf photo rejected as non-plant
-    key = (fa + fr, fr, q)
-    if best is None or key < best[0]:
-        best = (key, q, fa, fr)
-_, q, fa, fr = best
-q = float(q)
-# unsure threshold on leaf photos that pass the plant check
-acc_m = (~is_np) & (pnp < q)
-mp = prob.max(1)
-top = prob.argmax(1)
-ok = (top == yv)
-cands = np.unique(np.round(mp[acc_m], 4))
-pth = 1.0
-for t in np.concatenate([[0.0], cands]):
-    a = acc_m & (mp >= t) & (top != NP)
-    if a.sum() and ok[a].mean() >= args.target_acc:
-        pth = float(t)
+for dq in (0.98, 0.99, 0.995, 1.0):
+    d_th = float(np.quantile(dist[plant], dq)) * (1.0 if dq < 1 else 1.5)
+    for a in np.round(np.arange(0.05, 0.96, 0.01), 2):
+        rej = (P[:, NP] >= a) | (dist >= d_th)
+        fr = float(rej[plant].mean())
+        fa = float((~rej[~plant]).mean())
+        if fr <= args.max_plant_reject:
+            key = (fa, fr, -a)
+            if best is None or key < best[0]:
+                best = (key, float(a), d_th, fa, fr)
+_, non_plant_threshold, distance_threshold, np_fa, np_fr = best
+rejected = (P[:, NP] >= non_plant_threshold) | (dist >= distance_threshold)
+print(f'non-plant threshold {non_plant_threshold}, distance {distance_threshold:.1f}: non-plants called a plant '
+      f'{np_fa:.3f}, plants called not a plant {np_fr:.3f}', flush=True)
+
+# crops we do not cover
+other = (kind == 'other_plant') & ~rejected
+other_plant_threshold = 0.99
+for o in np.round(np.arange(0.05, 0.991, 0.01), 2):
+    if all(float((P[m & ~rejected, OT] >= o).mean()) <= args.max_other_flag for m in (field, lab)):
+        other_plant_threshold = float(o)
         break
-pth = round(min(max(pth, 0.0), 0.99), 4)
-a = acc_m & (mp >= pth) & (top != NP)
-cal = {'temperature': T, 'target_accuracy': args.target_acc, 'val_nll_before': nll(1.0), 'val_nll_after': nll(T),
-       'non_plant_threshold': q, 'val_nonplant_false_accept': fa, 'val_leaf_false_reject': fr,
-       'unsure_threshold': pth, 'val_accepted_accuracy': float(ok[a].mean()),
-       'val_coverage_of_plant_passing_leaf_photos': float(a.sum() / max(1, acc_m.sum())),
-       'val_coverage_of_all_leaf_photos': float(a.sum() / (~is_np).sum()),
-       'val_top1_all': float(ok.mean()), 'val_top1_leaf': float(ok[~is_np].mean())}
-print(json.dumps(cal, indent=1))
-version = args.version or f'mnv3s-cam{C.SIZE}flip-{os.path.basename(os.path.dirname(os.path.abspath(args.ckpt)))}-' \
-                          f'ep{ck["epoch"]}-{time.strftime("%Y%m%d", time.gmtime())}'
+other_caught = float((P[other, OT] >= other_plant_threshold).mean())
+print(f'other-plant threshold {other_plant_threshold}: other plants caught {other_caught:.3f}', flush=True)
+
+# unsure: answered photos with the crop given
+th = {'non_plant_threshold': non_plant_threshold, 'distance_threshold': distance_threshold,
+      'other_plant_threshold': other_plant_threshold, 'unsure_threshold': 0.0}
+
+
+def answered(u, mask):
+    rules = Rules(classes, {**th, 'unsure_threshold': u})
+    n = ok = 0
+    for i in np.nonzero(mask)[0]:
+        outcome, ranked, _ = rules.decide(P[i], dist[i], crop_of[i])
+        if outcome == 'answered':
+            n += 1; ok += ranked[0] == y[i]
+    return ok / max(1, n), n / max(1, int(mask.sum()))
+
+
+unsure_scan = {}
+for u in np.round(np.arange(0.3, 0.991, 0.05), 2):
+    unsure_scan[str(u)] = {'field': answered(u, field), 'lab': answered(u, lab)}
+    print(f'  unsure {u}: field {unsure_scan[str(u)]["field"]}, lab {unsure_scan[str(u)]["lab"]}', flush=True)
+unsure_threshold = 0.99
+for u in np.round(np.arange(0.3, 0.991, 0.01), 2):
+    if answered(u, field)[0] >= args.field_target and answered(u, lab)[0] >= args.lab_target:
+        unsure_threshold = float(u)
+        break
+th['unsure_threshold'] = unsure_threshold
+fa_acc, fa_cov = answered(unsure_threshold, field)
+la_acc, la_cov = answered(unsure_threshold, lab)
+print(f'unsure threshold {unsure_threshold}: field answered {fa_cov:.3f} at {fa_acc:.3f}, lab {la_cov:.3f} at {la_acc:.3f}')
+
+version = args.version or f'mnv3s-leaf{C.SIZE}-{os.path.basename(os.path.dirname(os.path.abspath(args.ckpt)))}-' \
+                          f'{time.strftime("%Y%m%d", time.gmtime())}'
+views_cfg = {'working_size': C.WORKING, 'leaf_crops': leaf_crops, 'margin': args.margin, 'max_area': args.max_area,
+             'min_side': args.min_side}
 cls_json = {'model_version': version,
             'input': {'size': C.SIZE, 'resize': C.RESIZE_RULE, 'color': 'RGB', 'scale': 255,
                       'mean': C.MEAN, 'std': C.STD, 'layout': 'NCHW'},
-            'classes': classes, 'temperature': T, 'unsure_threshold': pth, 'non_plant_threshold': q,
-            'cam_size': cam_size}
-json.dump(cls_json, open(os.path.join(C.MODELS, 'classes.json'), 'w'), indent=2)
+            'classes': classes, 'temperature': round(T, 4), **th,
+            'leaves': {'threshold': leaf_threshold, 'max': 10, 'nms_iou': 0.5}, 'views': views_cfg}
+json.dump(cls_json, open(os.path.join(args.out, 'classes.json'), 'w'), indent=2)
+val = {'leaf_threshold_scan': {str(t): v for t, v in leaf_scan.items()},
+       'leaf_crops_scan': {str(k): {'field_crop_given': v[0], 'lab_crop_given': v[1]} for k, v in crop_scan.items()},
+       'nll_before': nll(1.0), 'nll_after': nll(T), 'non_plant_called_plant': np_fa, 'plant_called_not_plant': np_fr,
+       'other_plant_caught': other_caught, 'field_answered': fa_cov, 'field_answered_accuracy': fa_acc,
+       'lab_answered': la_cov, 'lab_answered_accuracy': la_acc,
+       'unsure_scan': {u: {'field_accuracy': v['field'][0], 'field_answered': v['field'][1],
+                           'lab_accuracy': v['lab'][0], 'lab_answered': v['lab'][1]} for u, v in unsure_scan.items()}}
 meta = {'model_version': version, 'checkpoint': os.path.relpath(os.path.abspath(args.ckpt), C.MODELS),
-        'weights': 'model' if args.no_ema else 'ema', 'checkpoint_epoch': ck['epoch'],
-        'train_minutes': ck.get('minutes'), 'rebuilt_from': ck.get('val', {}).get('source'),
-        'input_size': C.SIZE, 'onnx_sha256': sha, 'onnx_mb': round(size_mb, 3),
-        'opset': 17, 'calibration_val': cal, 'exported_utc': time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}
-json.dump(meta, open(os.path.join(C.HERE, 'export-meta.json'), 'w'), indent=2)
-print('wrote', onnx_path, os.path.join(C.MODELS, 'classes.json'), 'version', version)
+        'weights': 'ema', 'train_minutes': ck.get('minutes'), 'train_steps': ck.get('step'),
+        'checkpoint_val': ck.get('val'), 'input_size': C.SIZE, 'onnx_sha256': sha, 'onnx_mb': round(size_mb, 3),
+        'opset': 17, 'args': vars(args), 'val': val, 'exported_utc': time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}
+if args.out == C.MODELS:
+    json.dump(meta, open(os.path.join(C.HERE, 'export-meta.json'), 'w'), indent=2)
+print('wrote', onnx_path, 'classes.json, export-meta.json; version', version)

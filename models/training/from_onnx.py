@@ -2,8 +2,13 @@
 """Rebuild a training checkpoint from the shipped ONNX model, so a fine-tune can start from exactly the
 weights the service runs without the (unversioned, gitignored) checkpoint of the run that made them.
 
-  /usr/bin/python3 models/training/from_onnx.py --out models/training/runs/shipped/best.pt
+  git show a5902c5:models/disease-classifier.onnx > /tmp/prev.onnx
+  git show a5902c5:models/classes.json > /tmp/prev-classes.json
+  /usr/bin/python3 models/training/from_onnx.py --onnx /tmp/prev.onnx --classes /tmp/prev-classes.json \
+      --out models/training/runs/shipped/best.pt
   /usr/bin/python3 models/training/train.py --init models/training/runs/shipped/best.pt ...
+The field model was fine-tuned from the model shipped before it (mnv3s-cam144flip-ft-ep15, commit a5902c5):
+its class activation head and features are rebuilt here; the leaf finder is new and starts untrained.
 
 The export folded every BatchNorm into the convolution before it (W' = W*g/s, b' = beta - g*mu/s), and the
 separate factors cannot be recovered. Any BatchNorm with gamma = sqrt(var+eps) and beta = mean + b' reproduces
@@ -20,22 +25,23 @@ from onnx import numpy_helper
 import common as C
 
 p = argparse.ArgumentParser()
-p.add_argument('--onnx', default=os.path.join(C.MODELS, 'disease-classifier.onnx'))
+p.add_argument('--onnx', required=True)
+p.add_argument('--classes', required=True, help='the classes.json of that model')
 p.add_argument('--out', required=True)
 p.add_argument('--stat-images', type=int, default=2048, help='val photos used for the BatchNorm statistics')
 args = p.parse_args()
 torch.set_num_threads(2)
 
-meta = json.load(open(os.path.join(C.MODELS, 'classes.json')))
+meta = json.load(open(args.classes))
 classes = meta['classes']
 g = onnx.load(args.onnx).graph
 inits = {i.name: numpy_helper.to_array(i).copy() for i in g.initializer}  # writable, as torch wants
 onnx_convs = [(inits[n.input[1]], inits[n.input[2]]) for n in g.node if n.op_type == 'Conv']
 
-net = C.CamNet(len(classes), dropout=0.0)
+net = C.LeafNet(len(classes), dropout=0.0)
 # Modules are registered in forward order (features, then the CAM head); each conv is followed by its
-# BatchNorm when it has one, which is what the folding consumed.
-mods = list(net.modules())
+# BatchNorm when it has one, which is what the folding consumed. The leaf finder is not in that model.
+mods = list(net.features.modules()) + list(net.cam.modules())
 pairs = []
 for i, m in enumerate(mods):
     if isinstance(m, nn.Conv2d):
@@ -73,7 +79,7 @@ def hook(bn):
 
 @torch.no_grad()
 def stat_logits():
-    return torch.cat([net(C.to_input(Xva[np.sort(idx[i:i + 128])])) for i in range(0, len(idx), 128)])
+    return torch.cat([net(C.to_input(Xva[np.sort(idx[i:i + 128])]))[0] for i in range(0, len(idx), 128)])
 
 
 handles = [bn.register_forward_hook(hook(bn)) for bn in unfolded]
@@ -94,9 +100,8 @@ err = (stat_logits() - ref).abs().max().item()
 print(f'{len(pairs)} convs, {len(unfolded)} BatchNorms unfolded; max |logit change| {err:.2e}')
 assert err < 1e-3, err
 
-exp = json.load(open(os.path.join(C.HERE, 'export-meta.json')))
 os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-torch.save({'model': net.state_dict(), 'ema': None, 'classes': classes, 'epoch': exp.get('checkpoint_epoch', 0),
-            'minutes': exp.get('train_minutes'), 'args': {'width_mult': 1.0},
+torch.save({'model': {k: v for k, v in net.state_dict().items() if not k.startswith('leaf.')}, 'ema': None,
+            'classes': classes, 'args': {'width_mult': 1.0},
             'val': {'source': f'{os.path.basename(args.onnx)} {meta["model_version"]}'}}, args.out)
 print('wrote', args.out, 'from', meta['model_version'])

@@ -327,7 +327,7 @@ describe("every console page, at phone and desktop width", () => {
       const page = await newPage(viewport, storage);
       await page.goto(`${base}/console/diagnose`);
       await shoot(page, `diagnose-${viewport}`);
-      const [photo] = await fieldPhotos(core.diagnoser, "diagnosed", 1);
+      const [photo] = await fieldPhotos(core.diagnoser, "diagnosed", 1, { limit: 1311, boxed: true });
       await page.locator('input[type="file"]').setInputFiles(photo!);
       await page.locator(".preview").waitFor();
       await page.getByLabel("Region or country").fill("Nakuru, Kenya");

@@ -9,18 +9,18 @@ import path from "node:path";
 import { ROOT_DIR } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
-import type { Outcome } from "../../src/diagnosis/types.js";
+import type { DiagnosisResult, Outcome } from "../../src/diagnosis/types.js";
 
 export const FIXTURES_DIR = path.join(ROOT_DIR, "test/e2e/fixtures");
 export const FIELD_PHOTOS = path.resolve(ROOT_DIR, "../shared/datasets/field-photos");
 
-async function outcomeOf(diagnoser: Diagnoser, file: string): Promise<Outcome> {
-  const context = { language: "sw", detailLevel: "simple", includeBbox: false } as const;
-  return (await diagnoser.diagnose(await readFile(file), context, crypto.randomUUID())).outcome;
+async function resultOf(diagnoser: Diagnoser, file: string): Promise<DiagnosisResult> {
+  const context = { language: "sw", detailLevel: "simple", includeBbox: true } as const;
+  return diagnoser.diagnose(await readFile(file), context, crypto.randomUUID());
 }
 
 const isUnsure = async (diagnoser: Diagnoser, file: string) =>
-  (await outcomeOf(diagnoser, file)) === "unsure";
+  (await resultOf(diagnoser, file)).outcome === "unsure";
 
 async function jpegsIn(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
@@ -38,16 +38,20 @@ export async function findUnsurePhoto(diagnoser: Diagnoser, limit = 400): Promis
   return undefined;
 }
 
-/** The first field photos (at most `limit` looked at) with the outcome asked for, up to `count` of them. */
+/**
+ * The first field photos (at most `limit` looked at) with the outcome asked for, up to `count` of them; with
+ * `boxed`, only photos whose result draws boxes (the field model boxes few of them: leaves it looked at closer).
+ */
 export async function fieldPhotos(
   diagnoser: Diagnoser,
   outcome: Outcome,
   count: number,
-  limit = 400,
+  { limit = 400, boxed = false } = {},
 ): Promise<string[]> {
   const found: string[] = [];
   for (const file of (await jpegsIn(FIELD_PHOTOS)).slice(0, limit)) {
-    if ((await outcomeOf(diagnoser, file)) === outcome) found.push(file);
+    const result = await resultOf(diagnoser, file);
+    if (result.outcome === outcome && (!boxed || (result.detections?.length ?? 0) > 0)) found.push(file);
     if (found.length === count) break;
   }
   return found;

@@ -1,0 +1,116 @@
+"""The serving rule's Python twin (CONTRACT in models/README.md "How the service reads a photo"): centre view,
+leaves from the leaf finder, leaf crops cut from the working image, probabilities averaged over the views.
+src/diagnosis/model/leaves.ts and views.ts do the same in the service; test/diagnosis/parity.test.ts checks it."""
+import math
+import numpy as np
+import torch
+from PIL import Image
+import common as C
+
+
+def js_round(x):
+    """JavaScript's Math.round: halves go up."""
+    return int(math.floor(x + 0.5))
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def iou(a, b):
+    ax1, ay1, bx1, by1 = a[0] + a[2], a[1] + a[3], b[0] + b[2], b[1] + b[3]
+    iw = max(0.0, min(ax1, bx1) - max(a[0], b[0]))
+    ih = max(0.0, min(ay1, by1) - max(a[1], b[1]))
+    inter = iw * ih
+    union = a[2] * a[3] + b[2] * b[3] - inter
+    return inter / union if union > 0 else 0.0
+
+
+def decode_leaves(leaf, threshold, max_leaves=10, nms_iou=0.5):
+    """leaf: [5, G, G] numpy -> [[x, y, w, h, heat]] (fractions of the view), strongest first."""
+    G = leaf.shape[-1]
+    heat = sigmoid(leaf[0])
+    padded = np.pad(heat, 1, constant_values=-1)
+    found = []
+    for i in range(G):
+        for j in range(G):
+            h = heat[i, j]
+            if h < threshold or h < padded[i:i + 3, j:j + 3].max():
+                continue
+            cx = (j + sigmoid(leaf[1, i, j])) / G
+            cy = (i + sigmoid(leaf[2, i, j])) / G
+            w, hh = math.exp(leaf[3, i, j]), math.exp(leaf[4, i, j])
+            x0, y0 = max(0.0, cx - w / 2), max(0.0, cy - hh / 2)
+            x1, y1 = min(1.0, cx + w / 2), min(1.0, cy + hh / 2)
+            if x1 > x0 and y1 > y0:
+                found.append([x0, y0, x1 - x0, y1 - y0, float(h)])
+    found.sort(key=lambda b: -b[4])
+    kept = []
+    for b in found:
+        if all(iou(b, k) <= nms_iou for k in kept):
+            kept.append(b)
+        if len(kept) == max_leaves:
+            break
+    return kept
+
+
+def crop_windows(leaves, k, margin, max_area, min_side):
+    """Up to k square windows [x0, y0, side] around the strongest leaves not larger than max_area."""
+    out = []
+    for x, y, w, h, _ in leaves:
+        if len(out) == k:
+            break
+        if w * h > max_area:
+            continue
+        side = min(1.0, max(min_side, max(w, h) * margin))
+        x0 = min(max(x + w / 2 - side / 2, 0.0), 1.0 - side)
+        y0 = min(max(y + h / 2 - side / 2, 0.0), 1.0 - side)
+        out.append((x0, y0, side))
+    return out
+
+
+def working_image(path, size=C.WORKING):
+    return C.center_crop(C.resize_short(C.load_rgb(path), size), size)
+
+
+def cut(work, window, size=C.SIZE):
+    W = work.size[0]
+    x0, y0, side = window
+    s = max(1, js_round(side * W))
+    left, top = min(js_round(x0 * W), W - s), min(js_round(y0 * W), W - s)
+    c = work.crop((left, top, left + s, top + s))
+    return np.asarray(c.resize((size, size), Image.BILINEAR, reducing_gap=None), dtype=np.uint8)
+
+
+def softmax_t(logits, T):
+    z = logits / T
+    z = z - z.max(-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(-1, keepdims=True)
+
+
+@torch.no_grad()
+def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
+    """Runs the serving rule on photos whose centre views (uint8 [N,S,S,3]) are given. params: leaf_threshold,
+    leaf_crops, margin, max_area, min_side. Returns one dict per photo: centre logits, crop logits [k,K],
+    p (mean over the views at temperature T), distance, leaves, windows."""
+    out = []
+    for i in range(0, len(paths), batch):
+        lg, leaf, dist = served(C.to_input(centre_u8[i:i + batch]))
+        for j in range(lg.shape[0]):
+            leaves = decode_leaves(leaf[j].numpy(), params['leaf_threshold'])
+            wins = crop_windows(leaves, params['leaf_crops'], params['margin'], params['max_area'], params['min_side'])
+            crops = np.zeros((0, lg.shape[1]), np.float32)
+            if wins:
+                work = working_image(paths[i + j])
+                crops = served(C.to_input(np.stack([cut(work, w) for w in wins])))[0].numpy()
+            out.append({'centre': lg[j].numpy(), 'crops': crops, 'distance': float(dist[j]), 'leaves': leaves,
+                        'windows': wins})
+    for o in out:
+        o['p'] = mean_probability(o, T)
+    return out
+
+
+def mean_probability(o, T, k=None):
+    views = [o['centre'][None]] + ([o['crops'][:k]] if len(o['crops']) else [])
+    return softmax_t(np.concatenate(views), T).mean(0)
