@@ -140,6 +140,17 @@ def load_checkpoint(path, use_ema=True):
     return net, ck
 
 
+def per_source(rows, n, seed=None):
+    """A mask keeping at most n rows of each source_kind: the first ones, or a fixed random subset with a seed."""
+    keep = np.zeros(len(rows), bool)
+    for kind in {r['source_kind'] for r in rows}:
+        idx = [i for i, r in enumerate(rows) if r['source_kind'] == kind]
+        if seed is not None:
+            idx = np.random.default_rng(seed).permutation(idx)
+        keep[idx[:n]] = True
+    return keep
+
+
 def leaf_boxes(r):
     """A split row's leaf boxes [[x, y, w, h]] (fractions of the photo) from its dataset's manifest, or []."""
     return MANIFEST_BOXES().get(r['file'], [])

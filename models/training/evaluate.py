@@ -36,9 +36,7 @@ SECONDARY = 0.15  # src/diagnosis/result.ts SECONDARY_DIAGNOSIS_FLOOR
 rows = C.read_split()
 test_rows, X = C.eval_cache('test', rows)
 if args.limit:
-    keep = np.zeros(len(test_rows), bool)
-    for s_ in {r['source_kind'] for r in test_rows}:
-        keep[[i for i, r in enumerate(test_rows) if r['source_kind'] == s_][:args.limit]] = True
+    keep = C.per_source(test_rows, args.limit)
     test_rows, X = [r for r, k in zip(test_rows, keep) if k], X[keep]
 t0 = time.time()
 reads = V.read_photos(served, [os.path.join(C.ROOT, r['file']) for r in test_rows], X, params, cfg['temperature'])
@@ -60,13 +58,9 @@ def boxes_for(o, crop, named):
         leaf = [i for i, c in enumerate(classes) if c.split('__')[0] == crop]
         top = leaf[int(np.argmax(q[leaf]))]
         if top in named:
-            out.append(o['leaves_cropped'][j])
+            out.append(o['cropped'][j])
     return out
 
-
-for o in reads:
-    # the leaves that got a crop view, in window order (crop_windows skips leaves larger than max_area)
-    o['leaves_cropped'] = [l for l in o['leaves'] if l[2] * l[3] <= params['max_area']][:len(o['windows'])]
 
 per = {}
 box_tp = box_pred = box_gt = box_photos = photos_named = 0

@@ -34,9 +34,9 @@ p.add_argument('--ckpt', required=True)
 p.add_argument('--version', default='')
 p.add_argument('--dims', type=int, default=128)
 p.add_argument('--per-class', type=int, default=120)
-p.add_argument('--margin', type=float, default=1.3)
+p.add_argument('--margin', type=float, default=V.MARGIN)
 p.add_argument('--max-area', type=float, default=0.5)
-p.add_argument('--min-side', type=float, default=0.2)
+p.add_argument('--min-side', type=float, default=V.MIN_SIDE)
 p.add_argument('--max-plant-reject', type=float, default=0.02)
 p.add_argument('--max-other-flag', type=float, default=0.05)
 p.add_argument('--field-target', type=float, default=0.88)
@@ -107,10 +107,7 @@ assert size_mb < 20
 # ---------------------------------------------------------------- val, read as the service reads it
 val_rows, Xva = C.eval_cache('val', rows)
 if args.val_limit:
-    keep = np.zeros(len(val_rows), bool)
-    for s_ in {r['source_kind'] for r in val_rows}:
-        idx = [i for i, r in enumerate(val_rows) if r['source_kind'] == s_]
-        keep[np.random.default_rng(0).permutation(idx)[:args.val_limit]] = True
+    keep = C.per_source(val_rows, args.val_limit, seed=0)
     val_rows, Xva = [r for r, k in zip(val_rows, keep) if k], Xva[keep]
 paths = [os.path.join(C.ROOT, r['file']) for r in val_rows]
 kind = np.array([r['source_kind'] for r in val_rows])

@@ -15,6 +15,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from PIL import Image
 import common as C
+import views as V
 
 p = argparse.ArgumentParser()
 p.add_argument('--minutes', type=float, default=60.0, help='wall-clock training budget (lr schedule follows it)')
@@ -78,15 +79,6 @@ KINDS = ['lab', 'maize_plantdoc', 'field_ibean', 'white_bg_rice', 'field_plantdo
 MAXB = 12  # leaf boxes kept per sample
 
 
-def crop_window(box, margin=1.3, min_side=0.2):
-    """The leaf crop the service cuts (CONTRACT): a square around the box, shifted inside the photo."""
-    x, y, w, h = box
-    side = min(1.0, max(min_side, max(w, h) * margin))
-    x0 = min(max(x + w / 2 - side / 2, 0.0), 1.0 - side)
-    y0 = min(max(y + h / 2 - side / 2, 0.0), 1.0 - side)
-    return x0, y0, side
-
-
 def train_cache():
     path = os.path.join(C.DATA, f'train_cache_{C.TRAIN_SIZE}.npz')
     sel = [r for r in rows if r['split'] == 'train']
@@ -119,7 +111,7 @@ def train_cache():
             for bx in sorted(boxes, key=lambda q: -q[2] * q[3])[:6]:
                 if bx[2] * bx[3] > 0.5:
                     continue
-                x0, y0, side = crop_window(bx)
+                x0, y0, side = V.crop_window(bx)
                 c = im.crop((round(x0 * W), round(y0 * H), round((x0 + side) * W), round((y0 + side) * H)))
                 add(np.asarray(c.resize((S_, S_), Image.BILINEAR, reducing_gap=None), dtype=np.uint8), r, 'leafcrop', i)
             continue

@@ -54,19 +54,23 @@ def decode_leaves(leaf, threshold, max_leaves=10, nms_iou=0.5):
     return kept
 
 
-def crop_windows(leaves, k, margin, max_area, min_side):
-    """Up to k square windows [x0, y0, side] around the strongest leaves not larger than max_area."""
-    out = []
-    for x, y, w, h, _ in leaves:
-        if len(out) == k:
-            break
-        if w * h > max_area:
-            continue
-        side = min(1.0, max(min_side, max(w, h) * margin))
-        x0 = min(max(x + w / 2 - side / 2, 0.0), 1.0 - side)
-        y0 = min(max(y + h / 2 - side / 2, 0.0), 1.0 - side)
-        out.append((x0, y0, side))
-    return out
+MARGIN = 1.3    # a leaf crop's side over the leaf box's longer side
+MIN_SIDE = 0.2  # a leaf crop's smallest side, as a fraction of the photo's
+
+
+def crop_window(box, margin=MARGIN, min_side=MIN_SIDE):
+    """The square (x0, y0, side) the service cuts around one leaf box (x, y, w, h): the box's longer side with a
+    margin, at least min_side, at most the whole photo, centred on the box and shifted (not shrunk) inside."""
+    x, y, w, h = box[:4]
+    side = min(1.0, max(min_side, max(w, h) * margin))
+    x0 = min(max(x + w / 2 - side / 2, 0.0), 1.0 - side)
+    y0 = min(max(y + h / 2 - side / 2, 0.0), 1.0 - side)
+    return x0, y0, side
+
+
+def leaves_to_crop(leaves, k, max_area):
+    """The strongest k leaves not larger than max_area: the ones the service looks at closer."""
+    return [l for l in leaves if l[2] * l[3] <= max_area][:k]
 
 
 def working_image(path, size=C.WORKING):
@@ -93,19 +97,20 @@ def softmax_t(logits, T):
 def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
     """Runs the serving rule on photos whose centre views (uint8 [N,S,S,3]) are given. params: leaf_threshold,
     leaf_crops, margin, max_area, min_side. Returns one dict per photo: centre logits, crop logits [k,K],
-    p (mean over the views at temperature T), distance, leaves, windows."""
+    p (mean over the views at temperature T), distance, leaves, the leaves cropped and their windows."""
     out = []
     for i in range(0, len(paths), batch):
         lg, leaf, dist = served(C.to_input(centre_u8[i:i + batch]))
         for j in range(lg.shape[0]):
             leaves = decode_leaves(leaf[j].numpy(), params['leaf_threshold'])
-            wins = crop_windows(leaves, params['leaf_crops'], params['margin'], params['max_area'], params['min_side'])
+            cropped = leaves_to_crop(leaves, params['leaf_crops'], params['max_area'])
+            wins = [crop_window(l, params['margin'], params['min_side']) for l in cropped]
             crops = np.zeros((0, lg.shape[1]), np.float32)
             if wins:
                 work = working_image(paths[i + j])
                 crops = served(C.to_input(np.stack([cut(work, w) for w in wins])))[0].numpy()
             out.append({'centre': lg[j].numpy(), 'crops': crops, 'distance': float(dist[j]), 'leaves': leaves,
-                        'windows': wins})
+                        'cropped': cropped, 'windows': wins})
     for o in out:
         o['p'] = mean_probability(o, T)
     return out
