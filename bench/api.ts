@@ -71,13 +71,21 @@ async function freePort(): Promise<number> {
  */
 export const JEMALLOC = `/usr/lib/${process.arch === "arm64" ? "aarch64" : "x86_64"}-linux-gnu/libjemalloc.so.2`;
 
+/** jemalloc's settings, read from deploy/Dockerfile's `MALLOC_CONF`, so the bench runs what the image runs. */
+async function mallocConf(): Promise<string> {
+  const dockerfile = await readFile(path.join(ROOT, "deploy", "Dockerfile"), "utf8");
+  const conf = /MALLOC_CONF=(\S+)/.exec(dockerfile)?.[1];
+  if (!conf) throw new Error("deploy/Dockerfile sets no MALLOC_CONF");
+  return conf;
+}
+
 /** The real server (npm start's entry point), with limits lifted so the bench measures work, not 429s. */
 async function startServer(port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
     cwd: ROOT,
     env: {
       ...process.env,
-      ...(existsSync(JEMALLOC) ? { LD_PRELOAD: JEMALLOC } : {}),
+      ...(existsSync(JEMALLOC) ? { LD_PRELOAD: JEMALLOC, MALLOC_CONF: await mallocConf() } : {}),
       PORT: String(port),
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
@@ -336,7 +344,7 @@ export function formatApiBench(result: ApiBenchResult): string {
     ),
     "",
     "POST /diagnosis/ with `language=en` over loopback HTTP against `src/server.ts` in its own process " +
-      `(defaults, ${existsSync(JEMALLOC) ? "jemalloc preloaded as in deploy/Dockerfile" : "glibc's allocator: this machine has no jemalloc"}; ` +
+      `(defaults, ${existsSync(JEMALLOC) ? "jemalloc preloaded and set up as in deploy/Dockerfile" : "glibc's allocator: this machine has no jemalloc"}; ` +
       `bodies built once, so the load generator costs little). Server peak RSS over the whole run ` +
       `${result.peakRssMiB.toFixed(0)} MiB.` +
       (result.modelLoaded ? "" : " NO MODEL LOADED: image checks only."),

@@ -1,4 +1,3 @@
-import libheif from "libheif-js/wasm-bundle";
 import { ImageError } from "../diagnoser.js";
 import { MAX_INPUT_PIXELS, THUMBNAIL_MIN_SHORT_SIDE } from "./limits.js";
 
@@ -23,6 +22,25 @@ const COLORSPACE_RGB = 1;
 const CHROMA_INTERLEAVED_RGBA = 11;
 const CHANNEL_INTERLEAVED = 10;
 
+type LibHeif = typeof import("libheif-js/wasm-bundle.js").default;
+// Set by loadLibheif, which every entry point awaits before the helpers below use it.
+let libheif!: LibHeif;
+let loading: Promise<LibHeif> | undefined;
+
+/**
+ * libheif is loaded by the first HEIC a thread decodes, not when this module is imported: its WebAssembly
+ * instance holds about 27 MB, and the main thread and the inference threads import this module without
+ * ever decoding a HEIC (the server sends them to a thread of their own).
+ */
+function loadLibheif(): Promise<LibHeif> {
+  loading ??= import("libheif-js/wasm-bundle.js").then(async ({ default: lib }) => {
+    await lib.ready;
+    libheif = lib;
+    return lib;
+  });
+  return loading;
+}
+
 /**
  * Decodes a HEIC/HEIF photo to RGBA with libheif compiled to WebAssembly (libheif-js), because sharp's prebuilt
  * libvips has no HEVC decoder. WebAssembly runs on the calling thread: call this from a pool worker.
@@ -38,7 +56,7 @@ const CHANNEL_INTERLEAVED = 10;
  * has; with a mirror or crop on the primary, only a thumbnail with transformations of its own is used.
  */
 export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
-  await libheif.ready;
+  await loadLibheif();
   const heap = heapScope();
   try {
     const input = heap.alloc(bytes.length);

@@ -2,7 +2,7 @@
 // makes (libheif's heif.h documents them). Pointers are byte offsets into the module's heap. A C function that
 // returns a struct (heif_error: int code, int subcode, const char* message) takes a pointer to write it to
 // as its first argument.
-declare module "libheif-js/wasm-bundle" {
+declare module "libheif-js/wasm-bundle.js" {
   type Ptr = number;
   interface Libheif {
     ready: Promise<unknown>;
