@@ -2,10 +2,11 @@
 """Rewrite the measured parts of the model card (models/README.md) from the files the pipeline wrote.
 
   /usr/bin/python3 models/training/card.py
-Reads models/training/export-meta.json (export.py), models/training/eval-torch.json (evaluate.py) and the
-training logs in models/training/logs/, and replaces the text between the <!-- runs -->, <!-- choices -->,
-<!-- facts --> and <!-- torch --> start/end markers, so no figure in the card is copied by hand. The
-served-path section is written by `npm run eval -- --write`.
+Reads models/training/export-meta.json (export.py), models/training/eval-torch.json (evaluate.py),
+models/training/wise-scan.json (interpolate.py) and the training logs in models/training/logs/, and replaces the
+text between the <!-- runs -->, <!-- choices -->, <!-- facts -->, <!-- torch --> and <!-- wise --> start/end
+markers, so no figure in the card is copied by hand. The served-path section is written by
+`npm run eval -- --write`.
 """
 import json, os, re
 import common as C
@@ -15,6 +16,7 @@ LOGS = os.path.join(C.HERE, 'logs')
 meta = json.load(open(os.path.join(C.HERE, 'export-meta.json')))
 ev = json.load(open(os.path.join(C.HERE, 'eval-torch.json')))
 cfg = json.load(open(os.path.join(C.MODELS, 'classes.json')))
+wise = json.load(open(os.path.join(C.HERE, 'wise-scan.json')))
 val = meta['val']
 SOURCES = ['lab', 'maize_plantdoc', 'field_ibean', 'white_bg_rice', 'field_plantdoc', 'other_plant', 'non_plant']
 
@@ -97,8 +99,30 @@ def torch_table():
         f"{pct(b['recall'])} at IoU >= {b['iou']} ({b['predicted']} boxes, {b['true_boxes']} PlantDoc leaf boxes)."])
 
 
+def wise_table():
+    mark = ' (chosen)' if wise['rule_met'] else ' (fallback)'
+    rows = [[f"{r['alpha']:g}" + (mark if r['alpha'] == wise['chosen'] else '')] +
+            [pct(r[k]) for k in ('field_plantdoc_crop', 'field_plantdoc', 'lab_crop', 'lab', 'field_ibean_crop',
+                                     'maize_plantdoc_crop', 'white_bg_rice_crop', 'other_plant', 'non_plant')] +
+            [f"{r['leaf_f1']:.3f} ({r['leaf_threshold']})"] for r in wise['scan']]
+    n = wise['val_photos']
+    return '\n\n'.join([
+        f"`/usr/bin/python3 models/training/interpolate.py --scan ...` (writes `wise-scan.json`): alpha x "
+        f"{wise['old']} + (1 - alpha) x {wise['new']}. Val as `train.py` reads it (centre view, mirror average, top-1; "
+        f"{n['field_plantdoc']} field, {n['lab']} lab, {n['field_ibean']} iBean, {n['other_plant']} other-plant, "
+        f"{n['non_plant']} non-plant photos); leaf F1 at the best heat threshold against the field val leaf boxes.",
+        table(['alpha', 'field, crop given', 'field', 'lab, crop given', 'lab', 'iBean, crop given',
+               'maize PlantDoc, crop given', 'rice, crop given', 'other plants', 'non-plant', 'leaf F1 (threshold)'],
+              rows),
+        f"Rule, fixed before the scan: among the alphas with lab >= {pct(wise['min_lab'])} and iBean >= "
+        f"{pct(wise['min_ibean'])} (val, crop given), the highest field top-1 with the crop given; if none, the "
+        f"highest field + lab. " + (f"Chosen: alpha {wise['chosen']:g}." if wise['rule_met'] else
+                             f"No alpha met it; the highest field + lab is alpha {wise['chosen']:g}.")])
+
+
 card = open(CARD).read()
-for name, text in (('runs', runs()), ('choices', choices()), ('facts', facts()), ('torch', torch_table())):
+for name, text in (('runs', runs()), ('choices', choices()), ('facts', facts()), ('torch', torch_table()),
+                   ('wise', wise_table())):
     card, n = re.subn(rf'(<!-- {name}:start -->\n).*?(<!-- {name}:end -->)',
                       lambda m: m.group(1) + text + '\n' + m.group(2), card, flags=re.S)
     assert n == 1, f'marker {name} missing in {CARD}'

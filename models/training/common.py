@@ -131,6 +131,42 @@ class Served(nn.Module):
         return (logits[:n] + logits[n:]) / 2, (leaf[:n] + lm) / 2, d
 
 
+def conv_bn_pairs(modules):
+    """(conv, the BatchNorm right after it or None) for every conv of a list of modules in registration order,
+    which is forward order here: the pairs an export folds into one conv each."""
+    mods = list(modules)
+    return [(m, mods[i + 1] if i + 1 < len(mods) and isinstance(mods[i + 1], nn.BatchNorm2d) else None)
+            for i, m in enumerate(mods) if isinstance(m, nn.Conv2d)]
+
+
+def val_subset(rows, X, n_lab=1200):
+    """The val photos train.py evaluates on: every non-lab one and a fixed random n_lab of the lab ones."""
+    keep = np.array([r['source_kind'] != 'lab' for r in rows])
+    keep[np.random.default_rng(0).choice(np.nonzero(~keep)[0], n_lab, replace=False)] = True
+    return [r for r, k in zip(rows, keep) if k], X[keep]
+
+
+@torch.no_grad()
+def evaluate(model, X, y, kind, classes):
+    """Val as the service reads it (centre view at the serving size, mirror average): accuracy per source over
+    all classes, and with the crop given (argmax within the true crop's classes) for the leaf sources."""
+    model.eval()
+    served = Served(model)
+    lg = torch.cat([served(to_input(X[i:i + 200]))[0] for i in range(0, len(X), 200)]).numpy()
+    pred = lg.argmax(1)
+    # other_plant and non_plant are their own "crop"
+    crop_of = np.array([c.split('__')[0] for c in classes])
+    same = crop_of[None, :] == crop_of[y][:, None]
+    pred_crop = np.where(same, lg, -np.inf).argmax(1)
+    res = {}
+    for k in sorted(set(kind)):
+        mk = kind == k
+        res[k] = float((pred[mk] == y[mk]).mean())
+        if k not in (NON_PLANT, OTHER):
+            res[k + '_crop'] = float((pred_crop[mk] == y[mk]).mean())
+    return res
+
+
 def load_checkpoint(path, use_ema=True):
     ck = torch.load(path, map_location='cpu', weights_only=False)
     net = LeafNet(len(ck['classes']), width_mult=ck['args'].get('width_mult', 1.0), dropout=0.0)

@@ -122,23 +122,7 @@ with torch.no_grad():
     leaf_maps = torch.cat([served(C.to_input(Xva[np.nonzero(field)[0][i:i + 64]]))[1]
                            for i in range(0, int(field.sum()), 64)]).numpy()
 gt = [C.leaf_boxes(val_rows[i]) for i in np.nonzero(field)[0]]
-
-
-def f1_at(t):
-    tp = n_pred = n_gt = 0
-    for lm, g in zip(leaf_maps, gt):
-        pred = V.decode_leaves(lm, t)
-        n_pred += len(pred); n_gt += len(g)
-        used = set()
-        for b in pred:
-            best = max(((V.iou(b, q), j) for j, q in enumerate(g) if j not in used), default=(0, -1))
-            if best[0] >= 0.5:
-                used.add(best[1]); tp += 1
-    prec, rec = tp / max(1, n_pred), tp / max(1, n_gt)
-    return 2 * prec * rec / max(1e-9, prec + rec), prec, rec
-
-
-leaf_scan = {round(float(t), 2): f1_at(t) for t in np.arange(0.1, 0.61, 0.05)}
+leaf_scan = {float(t): V.leaf_f1(leaf_maps, gt, t) for t in V.LEAF_THRESHOLDS}
 leaf_threshold = max(leaf_scan, key=lambda t: leaf_scan[t][0])
 print('leaf threshold', leaf_threshold, leaf_scan[leaf_threshold], flush=True)
 

@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
-"""Rebuild a training checkpoint from the shipped ONNX model, so a fine-tune can start from exactly the
-weights the service runs without the (unversioned, gitignored) checkpoint of the run that made them.
+"""Rebuild a training checkpoint from a shipped ONNX model, so a fine-tune (train.py) or a weight-space ensemble
+(interpolate.py) can start from exactly the weights the service runs, without the (unversioned, gitignored)
+checkpoint of the run that made them.
 
-  git show a5902c5:models/disease-classifier.onnx > /tmp/prev.onnx
-  git show a5902c5:models/classes.json > /tmp/prev-classes.json
+  git show b8e4b11:models/disease-classifier.onnx > /tmp/prev.onnx
+  git show b8e4b11:models/classes.json > /tmp/prev-classes.json
   /usr/bin/python3 models/training/from_onnx.py --onnx /tmp/prev.onnx --classes /tmp/prev-classes.json \
       --out models/training/runs/shipped/best.pt
   /usr/bin/python3 models/training/train.py --init models/training/runs/shipped/best.pt ...
-The field model was fine-tuned from the model shipped before it (mnv3s-cam144flip-ft-ep15, commit a5902c5):
-its class activation head and features are rebuilt here; the leaf finder is new and starts untrained.
+The field model was fine-tuned from the model shipped before it (mnv3s-cam144flip-ft-ep15, commit b8e4b11):
+its class activation head and features are rebuilt here; the leaf finder is new and starts untrained. A field
+model's file (outputs `logits`, `leaf`, `distance`) gives its leaf finder too, and its distance (`proj`, class
+means) goes to distance.npz beside the checkpoint, as export.py writes it.
+
+Checked against the file itself: --check val photos go through ONNX Runtime (models/eval/onnx-outputs.ts, so
+the repository's npm packages must be installed) and through the rebuilt checkpoint as common.Served runs it;
+logits, leaf maps and distances must agree.
 
 The export folded every BatchNorm into the convolution before it (W' = W*g/s, b' = beta - g*mu/s), and the
 separate factors cannot be recovered. Any BatchNorm with gamma = sqrt(var+eps) and beta = mean + b' reproduces
@@ -16,11 +23,10 @@ the folded layer in eval mode, whatever (mean, var) are; so (mean, var) are set 
 BatchNorm's input over the val photos. In train mode the layer then normalises by batch statistics close to
 those, and fine-tuning starts from the shipped model's behaviour instead of a rescaled network.
 """
-import argparse, json, os
+import argparse, json, os, subprocess, tempfile
 import numpy as np
 import onnx
 import torch
-import torch.nn as nn
 from onnx import numpy_helper
 import common as C
 
@@ -29,6 +35,7 @@ p.add_argument('--onnx', required=True)
 p.add_argument('--classes', required=True, help='the classes.json of that model')
 p.add_argument('--out', required=True)
 p.add_argument('--stat-images', type=int, default=2048, help='val photos used for the BatchNorm statistics')
+p.add_argument('--check', type=int, default=16, help='val photos read by ONNX Runtime and the checkpoint')
 args = p.parse_args()
 torch.set_num_threads(2)
 
@@ -37,16 +44,14 @@ classes = meta['classes']
 g = onnx.load(args.onnx).graph
 inits = {i.name: numpy_helper.to_array(i).copy() for i in g.initializer}  # writable, as torch wants
 onnx_convs = [(inits[n.input[1]], inits[n.input[2]]) for n in g.node if n.op_type == 'Conv']
+outputs = [o.name for o in g.output]
+has_leaf = 'leaf' in outputs
 
 net = C.LeafNet(len(classes), dropout=0.0)
-# Modules are registered in forward order (features, then the CAM head); each conv is followed by its
-# BatchNorm when it has one, which is what the folding consumed. The leaf finder is not in that model.
-mods = list(net.features.modules()) + list(net.cam.modules())
-pairs = []
-for i, m in enumerate(mods):
-    if isinstance(m, nn.Conv2d):
-        bn = mods[i + 1] if i + 1 < len(mods) and isinstance(mods[i + 1], nn.BatchNorm2d) else None
-        pairs.append((m, bn))
+# The graph runs the modules in their registration order (features, the CAM head, then the leaf finder when the
+# model has one); each conv is followed by its BatchNorm when it has one, which is what the folding consumed.
+heads = [net.cam] + ([net.leaf] if has_leaf else [])
+pairs = C.conv_bn_pairs(list(net.features.modules()) + [m for h in heads for m in h.modules()])
 assert len(pairs) == len(onnx_convs), (len(pairs), len(onnx_convs))
 
 unfolded = []
@@ -100,8 +105,45 @@ err = (stat_logits() - ref).abs().max().item()
 print(f'{len(pairs)} convs, {len(unfolded)} BatchNorms unfolded; max |logit change| {err:.2e}')
 assert err < 1e-3, err
 
+proj = means = None
+if 'distance' in outputs:
+    # the graph holds the whitening matrix and the class means (broadcast to [1, classes, dims]) as constants
+    proj = inits['proj']
+    sub = next(n for n in g.node if n.op_type == 'Sub' and n.input[1] in inits)
+    means = inits[sub.input[1]][0]
+
+
+def check():
+    """Max |difference| per output between ONNX Runtime and the rebuilt checkpoint on --check val photos."""
+    size = meta['input']['size']
+    pick = [val_rows[i] for i in np.sort(idx[:args.check])]
+    x = C.to_input(np.stack([C.preprocess_uint8(os.path.join(C.ROOT, r['file']), size) for r in pick]))
+    with tempfile.TemporaryDirectory() as tmp:
+        x.numpy().astype(np.float32).tofile(os.path.join(tmp, 'input.f32'))
+        shapes = json.loads(subprocess.run(
+            ['npx', 'tsx', 'models/eval/onnx-outputs.ts', os.path.abspath(args.onnx), os.path.join(tmp, 'input.f32'),
+             str(len(pick)), str(size), os.path.join(tmp, 'out-')], cwd=os.path.dirname(C.MODELS), check=True,
+            capture_output=True, text=True).stdout.strip().splitlines()[-1])
+        ort = {k: np.fromfile(os.path.join(tmp, f'out-{k}.f32'), np.float32).reshape(v) for k, v in shapes.items()}
+    with torch.no_grad():
+        logits, leaf, dist = (t.numpy() for t in C.Served(net, proj, means).eval()(x))
+    diff = {'logits': float(np.abs(ort['logits'] - logits).max())}
+    if has_leaf:
+        diff['leaf'] = float(np.abs(ort['leaf'] - leaf).max())
+    if proj is not None:
+        diff['distance_rel'] = float((np.abs(ort['distance'] - dist) / ort['distance']).max())
+    return diff
+
+
+diff = check()
+print(f'against ONNX Runtime on {args.check} val photos: ' + ', '.join(f'max |{k}| {v:.2e}' for k, v in diff.items()))
+assert max(diff.values()) < 1e-3, diff
+
 os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-torch.save({'model': {k: v for k, v in net.state_dict().items() if not k.startswith('leaf.')}, 'ema': None,
+if proj is not None:
+    np.savez(os.path.join(os.path.dirname(os.path.abspath(args.out)), 'distance.npz'), proj=proj, means=means)
+# a leaf finder the file lacks stays out, so train.py starts it afresh
+torch.save({'model': {k: v for k, v in net.state_dict().items() if has_leaf or not k.startswith('leaf.')}, 'ema': None,
             'classes': classes, 'args': {'width_mult': 1.0},
             'val': {'source': f'{os.path.basename(args.onnx)} {meta["model_version"]}'}}, args.out)
 print('wrote', args.out, 'from', meta['model_version'])

@@ -135,16 +135,11 @@ def train_cache():
 
 Xtr, Mtr, ytr, ktr, srctr, Btr = train_cache()
 log(f'train cache {Xtr.shape} built/loaded at {time.time()-T0:.0f}s')
-val_rows, Xva = C.eval_cache('val', rows)
-_keep = np.array([r['source_kind'] != 'lab' for r in val_rows])
-_keep[np.random.default_rng(0).choice(np.nonzero(~_keep)[0], 1200, replace=False)] = True
-val_rows, Xva = [r for r, k in zip(val_rows, _keep) if k], Xva[_keep]
+val_rows, Xva = C.val_subset(*C.eval_cache('val', rows))
 yva = np.array([cidx[r['label']] for r in val_rows])
 kva = np.array([r['source_kind'] for r in val_rows])
 log(f'val cache {Xva.shape} at {time.time()-T0:.0f}s')
 NONPLANT = cidx[C.NON_PLANT]
-# the crop of each class, for accuracy with the crop given (other_plant / non_plant: their own "crop")
-crop_of = np.array([c.split('__')[0] for c in classes])
 bg_pool = torch.from_numpy(Xtr[ytr == NONPLANT]).permute(0, 3, 1, 2).contiguous()  # uint8 N,3,H,W
 
 # ---------------------------------------------------------------- sampling weights
@@ -344,25 +339,6 @@ def ema_update(step):
             pe.copy_(pn)
 
 
-@torch.no_grad()
-def evaluate(model):
-    """Val as the service reads it (centre view at the serving size, mirror average): accuracy per source over
-    all classes, and with the crop given (argmax within the true crop's classes) for the leaf sources."""
-    model.eval()
-    served = C.Served(model)
-    lg = torch.cat([served(C.to_input(Xva[i:i + 200]))[0] for i in range(0, len(Xva), 200)]).numpy()
-    pred = lg.argmax(1)
-    same = crop_of[None, :] == crop_of[yva][:, None]
-    pred_crop = np.where(same, lg, -np.inf).argmax(1)
-    res = {}
-    for k in sorted(set(kva)):
-        mk = kva == k
-        res[k] = float((pred[mk] == yva[mk]).mean())
-        if k not in ('non_plant', 'other_plant'):
-            res[k + '_crop'] = float((pred_crop[mk] == yva[mk]).mean())
-    return res
-
-
 # ---------------------------------------------------------------- loop
 budget = args.minutes * 60.0
 T_train = time.time()
@@ -408,7 +384,7 @@ while True:
     if (time.time() - T_train) < next_eval and not end:
         continue
     next_eval += args.eval_minutes * 60
-    ve = evaluate(ema)
+    ve = C.evaluate(ema, Xva, yva, kva, classes)
     log(f'step {step} train_loss {tl/tn:.3f} leaf {tleaf/tn:.3f} train_acc {tc/tn:.3f} | val(EMA) ' +
         ' '.join(f'{k}={v:.4f}' for k, v in ve.items()) + f' | {(time.time()-T_train)/60:.1f} min')
     tl = tc = tn = tleaf = 0.0

@@ -54,6 +54,25 @@ def decode_leaves(leaf, threshold, max_leaves=10, nms_iou=0.5):
     return kept
 
 
+def leaf_f1(leaf_maps, gt, threshold):
+    """(F1, precision, recall) of the leaves decoded at a heat threshold against true boxes [[x, y, w, h]] per
+    photo, each true box matched once at IoU >= 0.5."""
+    tp = n_pred = n_gt = 0
+    for lm, g in zip(leaf_maps, gt):
+        pred = decode_leaves(lm, threshold)
+        n_pred += len(pred); n_gt += len(g)
+        used = set()
+        for b in pred:
+            best = max(((iou(b, q), j) for j, q in enumerate(g) if j not in used), default=(0, -1))
+            if best[0] >= 0.5:
+                used.add(best[1]); tp += 1
+    prec, rec = tp / max(1, n_pred), tp / max(1, n_gt)
+    return 2 * prec * rec / max(1e-9, prec + rec), prec, rec
+
+
+LEAF_THRESHOLDS = np.round(np.arange(0.1, 0.61, 0.05), 2)  # the heat thresholds export.py chooses among
+
+
 MARGIN = 1.3    # a leaf crop's side over the leaf box's longer side
 MIN_SIDE = 0.2  # a leaf crop's smallest side, as a fraction of the photo's
 
