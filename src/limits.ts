@@ -133,8 +133,11 @@ export const SENT_LOG_ENTRIES = 100;
  */
 export const PHOTO_MAX_SIDE = 1000;
 export const PHOTO_JPEG_QUALITY = 82;
-/** Photos held in memory when the service runs without Redis. */
-export const MEMORY_PHOTOS = 500;
+/**
+ * Photo bytes held in memory when the service runs without Redis (kept photos and labelled examples, each up
+ * to this): about 1,200 kept JPEGs of a 12 MP upload, or 15 HEICs kept as sent.
+ */
+export const MEMORY_PHOTO_BYTES = 64 * 1024 * 1024;
 
 /** A "diagnosed" result whose top confidence is under this goes to the review queue. */
 export const LOW_CONFIDENCE = 0.6;
@@ -166,7 +169,7 @@ export function expertLoopTable(): string {
   const rows: [string, string][] = [
     ["Results, their photos and short codes are kept", days(RESULT_TTL_SECONDS)],
     ["Stored photos: longest side, JPEG quality", `${PHOTO_MAX_SIDE} px, ${PHOTO_JPEG_QUALITY}`],
-    ["Photos held in memory without Redis (newest kept)", String(MEMORY_PHOTOS)],
+    ["Photos held in memory without Redis (newest kept)", `${MEMORY_PHOTO_BYTES / 1024 / 1024} MiB`],
     ["A diagnosis goes to review when its confidence is under", `${Math.round(LOW_CONFIDENCE * 100)} %`],
     ["An officer's claim on a case lasts (renewed when the case is opened)", `${CLAIM_SECONDS / 60} minutes`],
     ["Cases listed on the review queue page (the oldest; the header counts all)", String(REVIEW_PAGE_CASES)],

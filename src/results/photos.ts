@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import sharp from "sharp";
-import { MEMORY_PHOTOS, PHOTO_JPEG_QUALITY, PHOTO_MAX_SIDE, RESULT_TTL_SECONDS } from "../limits.js";
+import { PHOTO_JPEG_QUALITY, PHOTO_MAX_SIDE, RESULT_TTL_SECONDS } from "../limits.js";
+import { createPhotoMap } from "./memory-photos.js";
 
 export interface StoredPhoto {
   data: Buffer;
@@ -57,14 +58,12 @@ function redisPhotos(redis: Redis, prefix: string): PhotoStore {
   };
 }
 
-// One machine without Redis: the latest photos only, so memory stays bounded (about 150 KB each).
+// One machine without Redis: the latest photos only, so memory stays bounded.
 function memoryPhotos(): PhotoStore {
-  const photos = new Map<string, { photo: StoredPhoto; expires: number }>();
+  const photos = createPhotoMap((kept: { photo: StoredPhoto; expires: number }) => kept.photo);
   return {
     async save(requestId, photo) {
-      photos.delete(requestId);
       photos.set(requestId, { photo, expires: Date.now() + RESULT_TTL_SECONDS * 1000 });
-      while (photos.size > MEMORY_PHOTOS) photos.delete(photos.keys().next().value as string);
     },
     async get(requestId) {
       const found = photos.get(requestId);

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { MEMORY_PHOTOS } from "../limits.js";
+import { createPhotoMap } from "../results/memory-photos.js";
 import type { StoredPhoto } from "../results/photos.js";
 import type { DecisionKind, Source } from "../results/types.js";
 
@@ -73,11 +73,10 @@ function redisExamples(redis: Redis, prefix: string): ExampleStore {
 }
 
 function memoryExamples(): ExampleStore {
-  const examples = new Map<string, { example: LabelledExample; photo: StoredPhoto }>();
+  const examples = createPhotoMap((entry: { example: LabelledExample; photo: StoredPhoto }) => entry.photo);
   return {
     async save(example, photo) {
       examples.set(example.id, { example, photo });
-      while (examples.size > MEMORY_PHOTOS) examples.delete(examples.keys().next().value as string);
     },
     list: async () => [...examples.values()].map((e) => e.example),
     photo: async (id) => examples.get(id)?.photo,
