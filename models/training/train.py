@@ -5,7 +5,8 @@
 Reads split.csv, builds (once) uint8 caches under models/training/data/, trains with batched-tensor
 augmentation and sampling by source (lab / field / leaf crops / other plants / non-plants, class-balanced
 within each), evaluates on val every few minutes as the service reads photos (centre view, mirror average) and
-keeps runs/<run>/best.pt (best field val accuracy with the crop given, lab val accuracy as the tie-break) and
+keeps runs/<run>/best.pt (by --select: best field val accuracy with the crop given, lab val accuracy as the
+tie-break; or best lab val accuracy with the crop given among evaluations that hold the field accuracy) and
 last.pt. Leaf crops: squares around the PlantDoc leaf boxes of the train photos, labelled with the photo's class.
 """
 import argparse, json, math, os, time, random, collections
@@ -33,6 +34,11 @@ p.add_argument('--run', default='main')
 p.add_argument('--seed', type=int, default=0)
 p.add_argument('--threads', type=int, default=2)
 p.add_argument('--init', default='', help='optional checkpoint to start from')
+p.add_argument('--select', default='field', choices=('field', 'lab'),
+               help='which val evaluation best.pt keeps: field = field accuracy with the crop given + a quarter of lab '
+                    'accuracy; lab = the highest lab accuracy with the crop given among evaluations whose field '
+                    'accuracy with the crop given is at least --field-floor (none kept if no evaluation reaches it)')
+p.add_argument('--field-floor', type=float, default=0.0, help='with --select lab: the field accuracy to hold')
 p.add_argument('--aug', type=float, default=1.0, help='augmentation strength (1 = full; <1 scales the probabilities of rotation/background/degradations and the colour ranges)')
 p.add_argument('--viz', default='', help='write a PNG grid of one augmented batch to this path and exit')
 args = p.parse_args()
@@ -352,7 +358,11 @@ def lr_at(frac):
 
 
 def score(ve):
-    """Checkpoint choice on val: field accuracy with the crop given first, lab accuracy as the tie-break."""
+    """Checkpoint choice on val. field: field accuracy with the crop given first, lab accuracy as the tie-break.
+    lab: for a fine-tune from a field model that must win lab accuracy back without giving up the field accuracy
+    it starts from, so an evaluation under the floor is never kept (-1 never beats the starting best)."""
+    if args.select == 'lab':
+        return ve['lab_crop'] if ve['field_plantdoc_crop'] >= args.field_floor else -1.0
     return ve['field_plantdoc_crop'] + 0.25 * ve['lab']
 
 
@@ -396,4 +406,5 @@ while True:
         best = score(ve)
         torch.save(ck, os.path.join(run_dir, 'best.pt'))
         log(f'  new best {best:.4f} -> {run_dir}/best.pt')
-log(f'== done: steps {step} train time {(time.time()-T_train)/60:.1f} min, total {(time.time()-T0)/60:.1f} min, best {best:.4f}')
+log(f'== done: steps {step} train time {(time.time()-T_train)/60:.1f} min, total {(time.time()-T0)/60:.1f} min, '
+    + (f'best {best:.4f}' if best >= 0 else 'no evaluation qualified, no best.pt'))
