@@ -120,6 +120,34 @@ function copyRect(
 
 const HALF = 1 << (PRECISION_BITS - 1);
 
+/**
+ * One output pixel of either pass: the fixed-point weighted sum of the input pixels at `i`, `i + stride`, ...
+ * (a row's neighbours for the horizontal pass, a column's for the vertical one) under weights[wFirst, wEnd).
+ */
+function weightedPixel(
+  src: Uint8Array,
+  i: number,
+  stride: number,
+  weights: Int32Array,
+  wFirst: number,
+  wEnd: number,
+  out: Uint8Array,
+  d: number,
+): void {
+  let r = HALF;
+  let g = HALF;
+  let b = HALF;
+  for (let w = wFirst; w < wEnd; w++, i += stride) {
+    const wk = weights[w]!;
+    r += src[i]! * wk;
+    g += src[i + 1]! * wk;
+    b += src[i + 2]! * wk;
+  }
+  out[d] = clip8(r);
+  out[d + 1] = clip8(g);
+  out[d + 2] = clip8(b);
+}
+
 /** Horizontal pass: rows [firstRow, lastRow) of `src`, output columns [from, from + count). */
 function resizeRows(
   src: Uint8Array,
@@ -134,22 +162,9 @@ function resizeRows(
   let d = 0;
   for (let y = firstRow; y < lastRow; y++) {
     const row = y * width;
-    for (let x = from; x < from + count; x++) {
-      let i = (row + starts[x]!) * 3;
-      let w = x * kernelSize;
-      const end = w + counts[x]!;
-      let r = HALF;
-      let g = HALF;
-      let b = HALF;
-      for (; w < end; w++, i += 3) {
-        const wk = weights[w]!;
-        r += src[i]! * wk;
-        g += src[i + 1]! * wk;
-        b += src[i + 2]! * wk;
-      }
-      out[d++] = clip8(r);
-      out[d++] = clip8(g);
-      out[d++] = clip8(b);
+    for (let x = from; x < from + count; x++, d += 3) {
+      const w = x * kernelSize;
+      weightedPixel(src, (row + starts[x]!) * 3, 3, weights, w, w + counts[x]!, out, d);
     }
   }
   return out;
@@ -171,20 +186,8 @@ function resizeColumns(
     const base = (starts[y]! - firstRow) * step;
     const wFirst = y * kernelSize;
     const wEnd = wFirst + counts[y]!;
-    for (let x = 0; x < width; x++) {
-      let i = base + x * 3;
-      let r = HALF;
-      let g = HALF;
-      let b = HALF;
-      for (let w = wFirst; w < wEnd; w++, i += step) {
-        const wk = weights[w]!;
-        r += src[i]! * wk;
-        g += src[i + 1]! * wk;
-        b += src[i + 2]! * wk;
-      }
-      out[d++] = clip8(r);
-      out[d++] = clip8(g);
-      out[d++] = clip8(b);
+    for (let x = 0; x < width; x++, d += 3) {
+      weightedPixel(src, base + x * 3, step, weights, wFirst, wEnd, out, d);
     }
   }
   return out;
