@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Train the field model (classifier + leaf finder) on CPU.
+"""Train the field model (classifier + leaf finder) on CPU, or on a lent GPU (--device cuda --pack, README).
 
   /usr/bin/python3 models/training/train.py --minutes 70 --run main --init runs/shipped/best.pt
 Reads split.csv, builds (once) uint8 caches under models/training/data/, trains with batched-tensor
@@ -9,7 +9,7 @@ keeps runs/<run>/best.pt (by --select: best field val accuracy with the crop giv
 tie-break; or best lab val accuracy with the crop given among evaluations that hold the field accuracy) and
 last.pt. Leaf crops: squares around the PlantDoc leaf boxes of the train photos, labelled with the photo's class.
 """
-import argparse, json, math, os, time, random, collections
+import argparse, copy, io, json, math, multiprocessing, os, time, random, collections
 import numpy as np
 import torch
 import torch.nn as nn
@@ -41,16 +41,24 @@ p.add_argument('--select', default='field', choices=('field', 'lab'),
 p.add_argument('--field-floor', type=float, default=0.0, help='with --select lab: the field accuracy to hold')
 p.add_argument('--aug', type=float, default=1.0, help='augmentation strength (1 = full; <1 scales the probabilities of rotation/background/degradations and the colour ranges)')
 p.add_argument('--viz', default='', help='write a PNG grid of one augmented batch to this path and exit')
+p.add_argument('--device', default='cpu', help="cuda: augmentation and training on the GPU, bf16 autocast")
+p.add_argument('--pack', default='', help='read the train cache from a pack.py file instead of ../shared')
+p.add_argument('--snapshots', default='',
+               help='comma-separated minutes at which the EMA weights join runs/<run>/snapshots.pt (float16), for '
+                    'runs without val (--eval-minutes 0, e.g. on a GPU machine without ../shared); snapshots.py '
+                    'reads them on val afterwards')
+p.add_argument('--run-dir', default='', help='where the run writes (default runs/<run>)')
 args = p.parse_args()
 
 torch.set_num_threads(args.threads)
+dev = torch.device(args.device)
 torch.manual_seed(args.seed); np.random.seed(args.seed); random.seed(args.seed)
 T0 = time.time()
 rows = C.read_split()
 classes = C.class_names(rows)
 cidx = {c: i for i, c in enumerate(classes)}
 os.makedirs(C.DATA, exist_ok=True)
-run_dir = os.path.join(C.RUNS, args.run)
+run_dir = args.run_dir or os.path.join(C.RUNS, args.run)
 os.makedirs(run_dir, exist_ok=True)
 log_f = open(os.path.join(run_dir, 'log.txt'), 'a')
 
@@ -85,7 +93,25 @@ KINDS = ['lab', 'maize_plantdoc', 'field_ibean', 'white_bg_rice', 'field_plantdo
 MAXB = 12  # leaf boxes kept per sample
 
 
+def decode_pack(blob_kind):
+    blob, kind = blob_kind
+    u8 = np.asarray(Image.open(io.BytesIO(blob)).convert('RGB'), dtype=np.uint8)
+    return u8, (fg_mask(u8, kind) if kind in ('lab', 'white_bg_rice') else np.zeros(u8.shape[:2], np.uint8))
+
+
+def pack_cache(path):
+    z = np.load(path, allow_pickle=False)
+    assert json.loads(str(z['classes'])) == classes and int(z['size']) == C.TRAIN_SIZE, 'pack of another split'
+    blob, offs = z['blob'], z['offs']
+    work = [(blob[offs[i]:offs[i + 1]].tobytes(), KINDS[k]) for i, k in enumerate(z['kind'])]
+    with multiprocessing.Pool(os.cpu_count()) as pool:
+        XM = pool.map(decode_pack, work, chunksize=64)
+    return (np.stack([a for a, _ in XM]), np.stack([m for _, m in XM]), z['y'], z['kind'], z['src'], z['B'])
+
+
 def train_cache():
+    if args.pack:
+        return pack_cache(args.pack)
     path = os.path.join(C.DATA, f'train_cache_{C.TRAIN_SIZE}.npz')
     sel = [r for r in rows if r['split'] == 'train']
     key = [r['file'] for r in sel]
@@ -141,12 +167,13 @@ def train_cache():
 
 Xtr, Mtr, ytr, ktr, srctr, Btr = train_cache()
 log(f'train cache {Xtr.shape} built/loaded at {time.time()-T0:.0f}s')
-val_rows, Xva = C.val_subset(*C.eval_cache('val', rows))
-yva = np.array([cidx[r['label']] for r in val_rows])
-kva = np.array([r['source_kind'] for r in val_rows])
-log(f'val cache {Xva.shape} at {time.time()-T0:.0f}s')
+if args.eval_minutes > 0:
+    val_rows, Xva = C.val_subset(*C.eval_cache('val', rows))
+    yva = np.array([cidx[r['label']] for r in val_rows])
+    kva = np.array([r['source_kind'] for r in val_rows])
+    log(f'val cache {Xva.shape} at {time.time()-T0:.0f}s')
 NONPLANT = cidx[C.NON_PLANT]
-bg_pool = torch.from_numpy(Xtr[ytr == NONPLANT]).permute(0, 3, 1, 2).contiguous()  # uint8 N,3,H,W
+bg_pool = torch.from_numpy(Xtr[ytr == NONPLANT]).permute(0, 3, 1, 2).contiguous().to(dev)  # uint8 N,3,H,W
 
 # ---------------------------------------------------------------- sampling weights
 mix = {k: float(v) for k, v in (kv.split('=') for kv in args.mix.split(','))}
@@ -161,39 +188,44 @@ for gname, share in mix.items():
         w[m] = per / per.sum() / len(np.unique(ytr[gm])) * share
 w /= w.sum()
 log('sample groups: ' + ', '.join(f'{g_}={int((group == g_).sum())} ({w[group == g_].sum():.2f})' for g_ in mix))
-Xtr_t = torch.from_numpy(Xtr).permute(0, 3, 1, 2)  # view, uint8
-Mtr_t = torch.from_numpy(Mtr)
-MEAN = torch.tensor(C.MEAN).view(1, 3, 1, 1)
-STD = torch.tensor(C.STD).view(1, 3, 1, 1)
+Xtr_t = torch.from_numpy(Xtr).permute(0, 3, 1, 2).to(dev)  # uint8 (a view on the CPU)
+Mtr_t = torch.from_numpy(Mtr).to(dev)
+ktr_t, ytr_t, Btr_t = (torch.from_numpy(a).to(dev) for a in (ktr, ytr, Btr))
+MEAN = torch.tensor(C.MEAN, device=dev).view(1, 3, 1, 1)
+STD = torch.tensor(C.STD, device=dev).view(1, 3, 1, 1)
 
 
 # ---------------------------------------------------------------- augmentation on batched tensors
 def rand(n, a, b):
-    return torch.empty(n).uniform_(a, b)
+    return torch.empty(n, device=dev).uniform_(a, b)
+
+
+def coin(n, p_):
+    return torch.rand(n, device=dev) < p_
 
 
 def augment(idx):
     B = len(idx)
     x = Xtr_t[idx].float().div_(255)                      # B,3,H,W in [0,1]
     m = Mtr_t[idx].float().div_(255).unsqueeze(1)          # B,1,H,W
-    kind = torch.from_numpy(ktr[idx])
-    y = torch.from_numpy(ytr[idx])
+    kind = ktr_t[idx]
+    y = ytr_t[idx]
     # -- geometry: random resized crop + rotation + flips, one affine grid for the batch
     A = args.aug
-    composite = ((kind == 0) | (kind == 3)) & (torch.rand(B) < 0.45 * A)
+    composite = ((kind == 0) | (kind == 3)) & coin(B, 0.45 * A)
     scale = torch.where(composite, rand(B, 0.55, 1.15), rand(B, 1 - 0.5 * A, 1.0))  # fraction of the side kept (>1 = zoom out)
     aspect = torch.exp(rand(B, -0.2, 0.2))
     sx, sy = scale * aspect.sqrt(), scale / aspect.sqrt()
-    boxes = torch.from_numpy(Btr[idx])                     # B,MAXB,4 (x,y,w,h; -1 = none)
+    boxes = Btr_t[idx]                                      # B,MAXB,4 (x,y,w,h; -1 = none)
     has_box = boxes[:, 0, 0] >= 0
     # photos with leaf boxes keep them upright (an axis-aligned box stays one under scale, shift and flips)
-    ang = rand(B, -math.pi, math.pi) * ((torch.rand(B) < 0.7 * A) & ~has_box).float()
-    fx = torch.where(torch.rand(B) < 0.5, -1.0, 1.0)
-    fy = torch.where(torch.rand(B) < 0.3, -1.0, 1.0)
-    tx = (1 - sx).clamp(min=0) * rand(B, -1, 1) + torch.where(composite, rand(B, -0.25, 0.25), torch.zeros(B))
-    ty = (1 - sy).clamp(min=0) * rand(B, -1, 1) + torch.where(composite, rand(B, -0.25, 0.25), torch.zeros(B))
+    ang = rand(B, -math.pi, math.pi) * (coin(B, 0.7 * A) & ~has_box).float()
+    fx = torch.where(coin(B, 0.5), -1.0, 1.0)
+    fy = torch.where(coin(B, 0.3), -1.0, 1.0)
+    tx = (1 - sx).clamp(min=0) * rand(B, -1, 1) + torch.where(composite, rand(B, -0.25, 0.25), 0.0)
+    ty = (1 - sy).clamp(min=0) * rand(B, -1, 1) + torch.where(composite, rand(B, -0.25, 0.25), 0.0)
     cos, sin = torch.cos(ang), torch.sin(ang)
-    theta = torch.zeros(B, 2, 3)
+    theta = torch.zeros(B, 2, 3, device=dev)
     theta[:, 0, 0] = cos * sx * fx; theta[:, 0, 1] = -sin * sy; theta[:, 0, 2] = tx
     theta[:, 1, 0] = sin * sx * fx; theta[:, 1, 1] = cos * sy * fy; theta[:, 1, 2] = ty
     grid = F.affine_grid(theta, (B, 3, C.TRAIN_SIZE, C.TRAIN_SIZE), align_corners=False)
@@ -204,21 +236,21 @@ def augment(idx):
     ci = torch.nonzero(composite).flatten()
     if len(ci):
         nb = len(ci)
-        bg = bg_pool[torch.randint(len(bg_pool), (nb,))].float().div_(255)
+        bg = bg_pool[torch.randint(len(bg_pool), (nb,), device=dev)].float().div_(255)
         # random crop/zoom of the background photo
-        th = torch.zeros(nb, 2, 3); s = rand(nb, 0.4, 1.0)
-        th[:, 0, 0] = s * torch.where(torch.rand(nb) < 0.5, -1.0, 1.0); th[:, 1, 1] = s
+        th = torch.zeros(nb, 2, 3, device=dev); s = rand(nb, 0.4, 1.0)
+        th[:, 0, 0] = s * torch.where(coin(nb, 0.5), -1.0, 1.0); th[:, 1, 1] = s
         th[:, 0, 2] = (1 - s) * rand(nb, -1, 1); th[:, 1, 2] = (1 - s) * rand(nb, -1, 1)
         bg = F.grid_sample(bg, F.affine_grid(th, (nb, 3, C.TRAIN_SIZE, C.TRAIN_SIZE), align_corners=False),
                            padding_mode='reflection', align_corners=False)
-        tex = torch.rand(nb, 3, 1, 1) * 0.8 + 0.1 + 0.25 * F.interpolate(torch.randn(nb, 3, 8, 8), size=C.TRAIN_SIZE, mode='bicubic', align_corners=False)
+        tex = torch.rand(nb, 3, 1, 1, device=dev) * 0.8 + 0.1 + 0.25 * F.interpolate(torch.randn(nb, 3, 8, 8, device=dev), size=C.TRAIN_SIZE, mode='bicubic', align_corners=False)
         # greenish foliage-like textures sometimes (fields are green)
-        use_tex = (torch.rand(nb) < 0.3).view(-1, 1, 1, 1).float()
+        use_tex = coin(nb, 0.3).view(-1, 1, 1, 1).float()
         bg = use_tex * tex.clamp(0, 1) + (1 - use_tex) * bg
         bg = bg * rand(nb, 0.5, 1.1).view(-1, 1, 1, 1)  # background often darker / out of exposure
         # slight blur on the background (depth of field)
         bgb = F.avg_pool2d(bg, 5, 1, 2, count_include_pad=False)
-        sel = (torch.rand(nb) < 0.5).view(-1, 1, 1, 1).float()
+        sel = coin(nb, 0.5).view(-1, 1, 1, 1).float()
         bg = sel * bgb + (1 - sel) * bg
         mm = m[ci].clamp(0, 1)
         x[ci] = mm * x[ci] + (1 - mm) * bg
@@ -229,24 +261,24 @@ def augment(idx):
     x = (x - mean) * rand(B, 1 - 0.35 * A, 1 + 0.35 * A).view(-1, 1, 1, 1) + mean
     g = x.mean(1, keepdim=True)
     x = (x - g) * rand(B, 1 - 0.4 * A, 1 + 0.4 * A).view(-1, 1, 1, 1) + g
-    x = x * (1 + 0.08 * A * torch.randn(B, 3, 1, 1))
+    x = x * (1 + 0.08 * A * torch.randn(B, 3, 1, 1, device=dev))
     x = x.clamp(0, 1) ** torch.exp(rand(B, -0.25 * A, 0.25 * A)).view(-1, 1, 1, 1)
     # -- blur (defocus / motion-ish) on a subset
-    bi = torch.nonzero(torch.rand(B) < 0.25 * A).flatten()
+    bi = torch.nonzero(coin(B, 0.25 * A)).flatten()
     if len(bi):
         k = 3 if random.random() < 0.6 else 5
         x[bi] = F.avg_pool2d(x[bi], k, 1, k // 2, count_include_pad=False)
     # -- resolution loss (JPEG/phone-like degradation): down-up sample a subset
-    di = torch.nonzero(torch.rand(B) < 0.25 * A).flatten()
+    di = torch.nonzero(coin(B, 0.25 * A)).flatten()
     if len(di):
         r = random.choice([48, 64, 80, 96])
         x[di] = F.interpolate(F.interpolate(x[di], size=r, mode='bilinear', align_corners=False, antialias=True),
                               size=C.TRAIN_SIZE, mode='bilinear', align_corners=False)
     # -- blocky 8x8 quantisation-like artefact + sensor noise
-    ni = torch.nonzero(torch.rand(B) < 0.3 * A).flatten()
+    ni = torch.nonzero(coin(B, 0.3 * A)).flatten()
     if len(ni):
-        x[ni] = x[ni] + torch.randn(len(ni), 1, 1, 1).abs() * 0.04 * torch.randn(len(ni), 3, C.TRAIN_SIZE, C.TRAIN_SIZE)
-    qi = torch.nonzero(torch.rand(B) < 0.15 * A).flatten()
+        x[ni] = x[ni] + torch.randn(len(ni), 1, 1, 1, device=dev).abs() * 0.04 * torch.randn(len(ni), 3, C.TRAIN_SIZE, C.TRAIN_SIZE, device=dev)
+    qi = torch.nonzero(coin(B, 0.15 * A)).flatten()
     if len(qi):
         blk = F.interpolate(F.avg_pool2d(x[qi], 8), scale_factor=8, mode='nearest')
         x[qi] = 0.75 * x[qi] + 0.25 * blk
@@ -256,33 +288,36 @@ def augment(idx):
 
 def leaf_targets(boxes, has_box, ax, ay, tx, ty):
     """CenterNet targets on the G x G grid after the affine map (input = a * output + t in [-1, 1] coordinates):
-    Gaussian heat at each visible leaf's centre cell, the centre's offset in its cell and the log size there."""
+    Gaussian heat at each visible leaf's centre cell, the centre's offset in its cell and the log size there.
+    A leaf less than 40 % inside the output is dropped; where two leaves share a centre cell the later one's
+    offset and size stay."""
     G = C.TRAIN_SIZE // 16
     Bn = boxes.shape[0]
-    heat = torch.zeros(Bn, G, G)
-    reg = torch.zeros(Bn, 4, G, G)
-    regm = torch.zeros(Bn, G, G)
-    ys, xs = torch.meshgrid(torch.arange(G).float() + 0.5, torch.arange(G).float() + 0.5, indexing='ij')
-    for b in torch.nonzero(has_box).flatten().tolist():
-        for x, y, w, h in boxes[b].tolist():
-            if w <= 0:
-                continue
-            # box corners through the inverse map, in [0, 1] of the output
-            x0 = ((2 * x - 1 - tx[b]) / ax[b] + 1) / 2; x1 = ((2 * (x + w) - 1 - tx[b]) / ax[b] + 1) / 2
-            y0 = ((2 * y - 1 - ty[b]) / ay[b] + 1) / 2; y1 = ((2 * (y + h) - 1 - ty[b]) / ay[b] + 1) / 2
-            x0, x1 = sorted((float(x0), float(x1))); y0, y1 = sorted((float(y0), float(y1)))
-            full = (x1 - x0) * (y1 - y0)
-            cx0, cx1, cy0, cy1 = max(x0, 0), min(x1, 1), max(y0, 0), min(y1, 1)
-            if cx1 <= cx0 or cy1 <= cy0 or (cx1 - cx0) * (cy1 - cy0) < 0.4 * full:
-                continue
-            cx, cy, bw, bh = (cx0 + cx1) / 2, (cy0 + cy1) / 2, cx1 - cx0, cy1 - cy0
-            j, i = min(int(cx * G), G - 1), min(int(cy * G), G - 1)
-            sig = max(0.6, math.sqrt(bw * bh) * G / 5)
-            g = torch.exp(-((xs - cx * G) ** 2 + (ys - cy * G) ** 2) / (2 * sig * sig))
-            heat[b] = torch.maximum(heat[b], g)
-            heat[b, i, j] = 1.0
-            reg[b, :, i, j] = torch.tensor([cx * G - j, cy * G - i, math.log(bw), math.log(bh)])
-            regm[b, i, j] = 1.0
+    x, y, w, h = boxes.unbind(-1)                                        # B,MAXB
+    ax, ay, tx, ty = (v.view(-1, 1) for v in (ax, ay, tx, ty))
+    # box corners through the inverse map, in [0, 1] of the output
+    xa, xb = ((2 * x - 1 - tx) / ax + 1) / 2, ((2 * (x + w) - 1 - tx) / ax + 1) / 2
+    ya, yb = ((2 * y - 1 - ty) / ay + 1) / 2, ((2 * (y + h) - 1 - ty) / ay + 1) / 2
+    x0, x1, y0, y1 = torch.minimum(xa, xb), torch.maximum(xa, xb), torch.minimum(ya, yb), torch.maximum(ya, yb)
+    cx0, cx1, cy0, cy1 = x0.clamp(min=0), x1.clamp(max=1), y0.clamp(min=0), y1.clamp(max=1)
+    ok = ((w > 0) & (cx1 > cx0) & (cy1 > cy0) & ((cx1 - cx0) * (cy1 - cy0) >= 0.4 * (x1 - x0) * (y1 - y0))
+          & has_box.view(-1, 1))
+    cx, cy, bw, bh = (cx0 + cx1) / 2, (cy0 + cy1) / 2, (cx1 - cx0).clamp(min=1e-6), (cy1 - cy0).clamp(min=1e-6)
+    j, i = (cx * G).long().clamp(0, G - 1), (cy * G).long().clamp(0, G - 1)
+    sig = (torch.sqrt(bw * bh) * G / 5).clamp(min=0.6)
+    grid = torch.arange(G, device=boxes.device).float() + 0.5
+    gx = (grid.view(1, 1, 1, G) - (cx * G).view(Bn, -1, 1, 1)) ** 2
+    gy = (grid.view(1, 1, G, 1) - (cy * G).view(Bn, -1, 1, 1)) ** 2
+    g = torch.exp(-(gx + gy) / (2 * sig * sig).view(Bn, -1, 1, 1)) * ok.view(Bn, -1, 1, 1).float()
+    heat = g.max(1).values if g.shape[1] else torch.zeros(Bn, G, G, device=boxes.device)
+    reg = torch.zeros(Bn, 4, G, G, device=boxes.device)
+    regm = torch.zeros(Bn, G, G, device=boxes.device)
+    vals = torch.stack([cx * G - j, cy * G - i, torch.log(bw), torch.log(bh)], -1)   # B,MAXB,4
+    for k in range(boxes.shape[1]):  # in box order, so a later leaf in the same cell wins as before
+        b = torch.nonzero(ok[:, k]).flatten()
+        heat[b, i[b, k], j[b, k]] = 1.0
+        reg[b, :, i[b, k], j[b, k]] = vals[b, k]
+        regm[b, i[b, k], j[b, k]] = 1.0
     return heat, reg, regm, has_box
 
 
@@ -300,9 +335,13 @@ def leaf_loss(pred, heat, reg, regm, has_box):
     return (focal + off + 0.5 * size) / npos
 
 
+def draw(n):
+    return torch.from_numpy(np.random.choice(len(ytr), size=n, p=w)).to(dev)
+
+
 if args.viz:
-    xb, yb, _ = augment(torch.from_numpy(np.random.choice(len(ytr), size=64, p=w)))
-    u = ((xb * STD + MEAN).clamp(0, 1) * 255).byte().permute(0, 2, 3, 1).numpy()
+    xb, yb, _ = augment(draw(64))
+    u = ((xb * STD + MEAN).clamp(0, 1) * 255).byte().permute(0, 2, 3, 1).cpu().numpy()
     sheet = np.zeros((8 * C.TRAIN_SIZE, 8 * C.TRAIN_SIZE, 3), np.uint8)
     for i in range(64):
         sheet[(i // 8) * C.TRAIN_SIZE:(i // 8 + 1) * C.TRAIN_SIZE, (i % 8) * C.TRAIN_SIZE:(i % 8 + 1) * C.TRAIN_SIZE] = u[i]
@@ -328,6 +367,8 @@ if args.init:
     log(f'init from {args.init} ({ck.get("val")}); new: {sorted({k.split(".")[0] for k in missing})}')
 ema = C.LeafNet(len(classes), width_mult=args.width_mult)
 ema.load_state_dict(net.state_dict())
+cuda = dev.type == 'cuda'
+net.to(dev, memory_format=torch.channels_last if cuda else torch.contiguous_format); ema.to(dev)
 for q in ema.parameters():
     q.requires_grad_(False)
 decay, no_decay = [], []
@@ -335,14 +376,17 @@ for n_, q in net.named_parameters():
     (no_decay if q.ndim <= 1 else decay).append(q)
 opt = torch.optim.AdamW([{'params': decay, 'weight_decay': args.wd}, {'params': no_decay, 'weight_decay': 0}], lr=args.lr)
 crit = nn.CrossEntropyLoss(label_smoothing=args.smoothing)
+ema_float = [(e, n_) for e, n_ in zip(ema.state_dict().values(), net.state_dict().values()) if e.is_floating_point()]
+ema_other = [(e, n_) for e, n_ in zip(ema.state_dict().values(), net.state_dict().values()) if not e.is_floating_point()]
+
+
 @torch.no_grad()
 def ema_update(step):
     d = min(args.ema, (1 + step) / (10 + step))
-    for pe, pn in zip(ema.state_dict().values(), net.state_dict().values()):
-        if pe.dtype.is_floating_point:
-            pe.mul_(d).add_(pn.detach(), alpha=1 - d)
-        else:
-            pe.copy_(pn)
+    torch._foreach_mul_([e for e, _ in ema_float], d)
+    torch._foreach_add_([e for e, _ in ema_float], [n_ for _, n_ in ema_float], alpha=1 - d)
+    for e, n_ in ema_other:
+        e.copy_(n_)
 
 
 # ---------------------------------------------------------------- loop
@@ -366,7 +410,21 @@ def score(ve):
     return ve['field_plantdoc_crop'] + 0.25 * ve['lab']
 
 
-step, best, next_eval = 0, -1.0, args.eval_minutes * 60
+def save_snapshot(snaps):
+    """The EMA weights so far (float16 halves the file: it travels back from a lent GPU machine), written whole
+    each time, so a run stopped at its time limit still leaves the ones taken."""
+    snaps.append({'minutes': (time.time() - T_train) / 60, 'step': step,
+                  'ema': {k: (v.half() if v.is_floating_point() else v).cpu() for k, v in ema.state_dict().items()}})
+    path = os.path.join(run_dir, 'snapshots.pt')
+    torch.save({'classes': classes, 'args': vars(args), 'snaps': snaps}, path + '.tmp')
+    os.replace(path + '.tmp', path)
+    log(f'  snapshot at {snaps[-1]["minutes"]:.1f} min, step {step} -> {path}')
+
+
+snap_at = sorted(float(m) for m in args.snapshots.split(',') if m)
+snaps = []
+evaluating = args.eval_minutes > 0
+step, best, next_eval = 0, -1.0, (args.eval_minutes * 60 if evaluating else math.inf)
 tl = tc = tn = tleaf = 0.0
 te = time.time()
 while True:
@@ -376,8 +434,12 @@ while True:
     net.train()
     for gq in opt.param_groups:
         gq['lr'] = lr_at(frac)
-    xb, yb, (heat, reg, regm, has_box) = augment(torch.from_numpy(np.random.choice(len(ytr), size=args.bs, p=w)))
-    logits, leaf, _ = net(xb)
+    xb, yb, (heat, reg, regm, has_box) = augment(draw(args.bs))
+    if cuda:
+        xb = xb.contiguous(memory_format=torch.channels_last)
+    with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=cuda):
+        logits, leaf, _ = net(xb)
+    logits, leaf = logits.float(), leaf.float()
     lleaf = leaf_loss(leaf, heat, reg, regm, has_box)
     loss = crit(logits, yb) + args.leaf_weight * lleaf
     opt.zero_grad(set_to_none=True)
@@ -385,21 +447,26 @@ while True:
     opt.step()
     ema_update(step)
     step += 1
-    tl += loss.item() * len(yb); tleaf += lleaf.item() * len(yb)
-    tc += (logits.argmax(1) == yb).sum().item(); tn += len(yb)
+    # running sums stay on the device: no wait for the GPU at every step
+    tl += loss.detach() * len(yb); tleaf += lleaf.detach() * len(yb)
+    tc += (logits.argmax(1) == yb).sum(); tn += len(yb)
     if step % 50 == 0:
         print(f'  step {step} loss {tl/tn:.3f} (leaf {tleaf/tn:.3f}) acc {tc/tn:.3f} lr {lr_at(frac):.2e} '
               f'{tn/(time.time()-te):.0f} img/s elapsed {(time.time()-T_train)/60:.1f}m', flush=True)
     end = (time.time() - T_train) >= budget
-    if (time.time() - T_train) < next_eval and not end:
+    if args.snapshots and ((snap_at and (time.time() - T_train) >= snap_at[0] * 60) or end):
+        snap_at = [m for m in snap_at if m * 60 > time.time() - T_train]
+        save_snapshot(snaps)
+    if not evaluating or ((time.time() - T_train) < next_eval and not end):
         continue
     next_eval += args.eval_minutes * 60
-    ve = C.evaluate(ema, Xva, yva, kva, classes)
+    ve = C.evaluate(copy.deepcopy(ema).cpu(), Xva, yva, kva, classes)
     log(f'step {step} train_loss {tl/tn:.3f} leaf {tleaf/tn:.3f} train_acc {tc/tn:.3f} | val(EMA) ' +
         ' '.join(f'{k}={v:.4f}' for k, v in ve.items()) + f' | {(time.time()-T_train)/60:.1f} min')
     tl = tc = tn = tleaf = 0.0
     te = time.time()
-    ck = {'model': net.state_dict(), 'ema': ema.state_dict(), 'classes': classes, 'args': vars(args),
+    ck = {'model': {k: v.cpu() for k, v in net.state_dict().items()},
+          'ema': {k: v.cpu() for k, v in ema.state_dict().items()}, 'classes': classes, 'args': vars(args),
           'step': step, 'val': ve, 'minutes': (time.time() - T_train) / 60}
     torch.save(ck, os.path.join(run_dir, 'last.pt'))
     if score(ve) > best:
@@ -407,4 +474,5 @@ while True:
         torch.save(ck, os.path.join(run_dir, 'best.pt'))
         log(f'  new best {best:.4f} -> {run_dir}/best.pt')
 log(f'== done: steps {step} train time {(time.time()-T_train)/60:.1f} min, total {(time.time()-T0)/60:.1f} min, '
-    + (f'best {best:.4f}' if best >= 0 else 'no evaluation qualified, no best.pt'))
+    + (f'best {best:.4f}' if best >= 0 else f'{len(snaps)} snapshots' if not evaluating
+       else 'no evaluation qualified, no best.pt'))

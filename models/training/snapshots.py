@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Read the snapshots of a run trained without val (`train.py --eval-minutes 0 --snapshots ...`, e.g. on a lent
+GPU machine that has no ../shared) on val, as train.py would have, and keep the best as a checkpoint for export.py.
+
+  /usr/bin/python3 models/training/snapshots.py runs/gpu-a/snapshots.pt runs/gpu-b/snapshots.pt --out runs/gpu/best.pt
+
+Each snapshot is read by common.evaluate (centre view as served, mirror average; every non-lab val photo and the
+fixed 1,200 lab ones) and scored as train.py's --select field does (field accuracy with the crop given + a quarter
+of lab accuracy); the table goes to stdout and --json, the best snapshot to --out in train.py's checkpoint format.
+"""
+import argparse, json, os
+import numpy as np
+import torch
+import common as C
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument('files', nargs='+', help='snapshots.pt files')
+    p.add_argument('--out', required=True, help='checkpoint of the best snapshot')
+    p.add_argument('--json', default='', help='write every snapshot\'s val figures here')
+    p.add_argument('--last', type=int, default=0, help='read only the last N snapshots of each file (0: all)')
+    p.add_argument('--soup', action='store_true',
+                   help='also read the uniform average of the last snapshot of every file (a "model soup", Wortsman '
+                        'et al. 2022: fine-tunes of one start averaged in weight space)')
+    args = p.parse_args()
+    torch.set_num_threads(2)
+    rows = C.read_split()
+    classes = C.class_names(rows)
+    val_rows, Xva = C.val_subset(*C.eval_cache('val', rows))
+    yva = np.array([classes.index(r['label']) for r in val_rows])
+    kva = np.array([r['source_kind'] for r in val_rows])
+    best, table, candidates, lasts = None, [], [], []
+    for f in args.files:
+        pack = torch.load(f, map_location='cpu', weights_only=False)
+        assert pack['classes'] == classes, f'{f}: another class list'
+        chosen = pack['snaps'][-args.last:] if args.last else pack['snaps']
+        candidates += [(f, pack['args'], s) for s in chosen]
+        lasts.append(pack['snaps'][-1])
+    if args.soup:
+        soup = {k: (sum(s['ema'][k].double() for s in lasts) / len(lasts)).float() if v.is_floating_point()
+                else v for k, v in lasts[0]['ema'].items()}
+        soup_args = {**candidates[0][1], 'run': 'soup'}
+        candidates.append(('soup of ' + ' '.join(args.files), soup_args,
+                           {'minutes': max(s['minutes'] for s in lasts), 'step': 0, 'ema': soup}))
+    for f, run_args, s in candidates:
+        net = C.LeafNet(len(classes), width_mult=run_args.get('width_mult', 1.0), dropout=0.0)
+        net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in s['ema'].items()})
+        ve = C.evaluate(net, Xva, yva, kva, classes)
+        score = ve['field_plantdoc_crop'] + 0.25 * ve['lab']
+        row = {'file': f, 'run': run_args['run'], 'minutes': round(s['minutes'], 2), 'step': s['step'],
+               'score': score, **ve}
+        table.append(row)
+        print(f"{row['run']} {row['minutes']:5.1f} min step {row['step']:6d}  score {score:.4f}  " +
+              ' '.join(f'{k}={v:.4f}' for k, v in ve.items()), flush=True)
+        if best is None or score > best[0]:
+            sd = net.state_dict()
+            best = (score, {'model': sd, 'ema': sd, 'classes': classes, 'args': run_args, 'step': s['step'],
+                            'val': ve, 'minutes': s['minutes'], 'snapshot_of': f})
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    torch.save(best[1], args.out)
+    print(f"best: {best[1]['args']['run']} at {best[1]['minutes']:.1f} min, score {best[0]:.4f} -> {args.out}")
+    if args.json:
+        json.dump(table, open(args.json, 'w'), indent=1)
+
+
+if __name__ == '__main__':
+    main()
