@@ -31,7 +31,7 @@ def table(head, rows):
 
 
 def runs():
-    """Each run's val evaluations, as its log printed them (field and lab accuracy with the crop given)."""
+    """Each run's val evaluations, as its log printed them (field and lab with and without the crop given)."""
     out = []
     for name in sorted(os.listdir(LOGS)):
         evals = []
@@ -40,10 +40,12 @@ def runs():
             if m:
                 v = dict(kv.split('=') for kv in m.group(1).split())
                 evals.append([m.group(2)] + [pct(float(v[k])) if k in v else '–' for k in (
-                    'field_plantdoc_crop', 'field_plantdoc', 'lab', 'field_ibean', 'other_plant', 'non_plant')])
+                    'field_plantdoc_crop', 'field_plantdoc', 'lab_crop', 'lab', 'field_ibean_crop', 'other_plant',
+                    'non_plant')])
         if evals:
             out.append(f'`logs/{name}`\n\n' + table(
-                ['minutes', 'field, crop given', 'field', 'lab', 'iBean', 'other plants', 'non-plant'], evals))
+                ['minutes', 'field, crop given', 'field, no crop', 'lab, crop given', 'lab, no crop',
+                 'iBean, crop given', 'other plants', 'non-plant'], evals))
     return '\n\n'.join(out)
 
 

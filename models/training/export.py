@@ -239,7 +239,9 @@ val = {'leaf_threshold_scan': {str(t): v for t, v in leaf_scan.items()},
 meta = {'model_version': version, 'checkpoint': os.path.relpath(os.path.abspath(args.ckpt), C.MODELS),
         'weights': 'ema', 'train_minutes': ck.get('minutes'), 'train_steps': ck.get('step'),
         'checkpoint_val': ck.get('val'), 'input_size': C.SIZE, 'onnx_sha256': sha, 'onnx_mb': round(size_mb, 3),
-        'opset': 17, 'args': vars(args), 'val': val, 'exported_utc': time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}
+        # --out relative to the repository, so the record reads the same whatever checkout exported it
+        'opset': 17, 'args': {**vars(args), 'out': os.path.relpath(os.path.abspath(args.out), os.path.dirname(C.MODELS))},
+        'val': val, 'exported_utc': time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}
 if args.out == C.MODELS:
     json.dump(meta, open(os.path.join(C.HERE, 'export-meta.json'), 'w'), indent=2)
 print('wrote', onnx_path, 'classes.json, export-meta.json; version', version)

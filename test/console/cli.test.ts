@@ -4,7 +4,6 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
