@@ -87,6 +87,11 @@ def fg_mask(u8, kind):
     return np.asarray(im, dtype=np.uint8)
 
 
+def leaf_mask(u8, kind):
+    """The mask background replacement pastes with: plain-background photos only, none (zeros) for the rest."""
+    return fg_mask(u8, kind) if kind in ('lab', 'white_bg_rice') else np.zeros(u8.shape[:2], np.uint8)
+
+
 GROUP_OF = {'lab': 'lab', 'maize_plantdoc': 'lab', 'field_ibean': 'lab', 'white_bg_rice': 'lab',
             'field_plantdoc': 'field', 'other_plant': 'other', 'non_plant': 'non_plant'}
 KINDS = ['lab', 'maize_plantdoc', 'field_ibean', 'white_bg_rice', 'field_plantdoc', 'other_plant', 'non_plant', 'leafcrop']
@@ -96,7 +101,7 @@ MAXB = 12  # leaf boxes kept per sample
 def decode_pack(blob_kind):
     blob, kind = blob_kind
     u8 = np.asarray(Image.open(io.BytesIO(blob)).convert('RGB'), dtype=np.uint8)
-    return u8, (fg_mask(u8, kind) if kind in ('lab', 'white_bg_rice') else np.zeros(u8.shape[:2], np.uint8))
+    return u8, leaf_mask(u8, kind)
 
 
 def pack_cache(path):
@@ -124,7 +129,7 @@ def train_cache():
 
     def add(u8, r, kind, i, boxes=()):
         X.append(u8)
-        M.append(fg_mask(u8, kind) if kind in ('lab', 'white_bg_rice') else np.zeros((S_, S_), np.uint8))
+        M.append(leaf_mask(u8, kind))
         Y.append(cidx[r['label']]); K.append(KINDS.index(kind)); S.append(i)
         b = np.full((MAXB, 4), -1.0, np.float32)
         for j, bx in enumerate(sorted(boxes, key=lambda q: -q[2] * q[3])[:MAXB]):
