@@ -146,6 +146,22 @@ def val_subset(rows, X, n_lab=1200):
     return [r for r, k in zip(rows, keep) if k], X[keep]
 
 
+def val_set(rows=None, classes=None, size=SIZE):
+    """The val photos that checkpoints are read on (val_subset, at `size`): their rows, uint8 views, class
+    indices and source kinds."""
+    rows = rows or read_split()
+    classes = classes or class_names(rows)
+    val_rows, X = val_subset(*eval_cache('val', rows, size))
+    return (val_rows, X, np.array([classes.index(r['label']) for r in val_rows]),
+            np.array([r['source_kind'] for r in val_rows]))
+
+
+def field_score(ve):
+    """The val score that picks a checkpoint (train.py --select field, snapshots.py): field accuracy with the crop
+    given, a quarter of lab accuracy as the tie-break."""
+    return ve['field_plantdoc_crop'] + 0.25 * ve['lab']
+
+
 @torch.no_grad()
 def evaluate(model, X, y, kind, classes):
     """Val as the service reads it (centre view at the serving size, mirror average): accuracy per source over

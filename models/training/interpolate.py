@@ -106,9 +106,7 @@ if args.alpha is not None:
     print('wrote', args.out, source(args.alpha))
 
 if args.scan:
-    val_rows, Xva = C.val_subset(*C.eval_cache('val', size=args.size))
-    y = np.array([classes.index(r['label']) for r in val_rows])
-    kind = np.array([r['source_kind'] for r in val_rows])
+    val_rows, Xva, y, kind = C.val_set(classes=classes, size=args.size)
     field = np.nonzero(kind == 'field_plantdoc')[0]
     gt = [C.leaf_boxes(val_rows[i]) for i in field]
     scan = []

@@ -9,7 +9,6 @@ fixed 1,200 lab ones) and scored as train.py's --select field does (field accura
 of lab accuracy); the table goes to stdout and --json, the best snapshot to --out in train.py's checkpoint format.
 """
 import argparse, json, os
-import numpy as np
 import torch
 import common as C
 
@@ -27,9 +26,7 @@ def main():
     torch.set_num_threads(2)
     rows = C.read_split()
     classes = C.class_names(rows)
-    val_rows, Xva = C.val_subset(*C.eval_cache('val', rows))
-    yva = np.array([classes.index(r['label']) for r in val_rows])
-    kva = np.array([r['source_kind'] for r in val_rows])
+    _, Xva, yva, kva = C.val_set(rows, classes)
     best, table, candidates, lasts = None, [], [], []
     for f in args.files:
         pack = torch.load(f, map_location='cpu', weights_only=False)
@@ -47,7 +44,7 @@ def main():
         net = C.LeafNet(len(classes), width_mult=run_args.get('width_mult', 1.0), dropout=0.0)
         net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in s['ema'].items()})
         ve = C.evaluate(net, Xva, yva, kva, classes)
-        score = ve['field_plantdoc_crop'] + 0.25 * ve['lab']
+        score = C.field_score(ve)
         row = {'file': f, 'run': run_args['run'], 'minutes': round(s['minutes'], 2), 'step': s['step'],
                'score': score, **ve}
         table.append(row)

@@ -173,9 +173,7 @@ def train_cache():
 Xtr, Mtr, ytr, ktr, srctr, Btr = train_cache()
 log(f'train cache {Xtr.shape} built/loaded at {time.time()-T0:.0f}s')
 if args.eval_minutes > 0:
-    val_rows, Xva = C.val_subset(*C.eval_cache('val', rows))
-    yva = np.array([cidx[r['label']] for r in val_rows])
-    kva = np.array([r['source_kind'] for r in val_rows])
+    val_rows, Xva, yva, kva = C.val_set(rows, classes)
     log(f'val cache {Xva.shape} at {time.time()-T0:.0f}s')
 NONPLANT = cidx[C.NON_PLANT]
 bg_pool = torch.from_numpy(Xtr[ytr == NONPLANT]).permute(0, 3, 1, 2).contiguous().to(dev)  # uint8 N,3,H,W
@@ -412,7 +410,7 @@ def score(ve):
     it starts from, so an evaluation under the floor is never kept (-1 never beats the starting best)."""
     if args.select == 'lab':
         return ve['lab_crop'] if ve['field_plantdoc_crop'] >= args.field_floor else -1.0
-    return ve['field_plantdoc_crop'] + 0.25 * ve['lab']
+    return C.field_score(ve)
 
 
 def save_snapshot(snaps):
