@@ -22,11 +22,13 @@ def main():
     p.add_argument('--soup', action='store_true',
                    help='also read the uniform average of the last snapshot of every file (a "model soup", Wortsman '
                         'et al. 2022: fine-tunes of one start averaged in weight space)')
+    p.add_argument('--size', type=int, default=C.SIZE,
+                   help='serving size to read val at (a diagnostic: train.py reads it at the serving size)')
     args = p.parse_args()
     torch.set_num_threads(2)
     rows = C.read_split()
     classes = C.class_names(rows)
-    _, Xva, yva, kva = C.val_set(rows, classes)
+    _, Xva, yva, kva = C.val_set(rows, classes, args.size)
     best, table, candidates, lasts = None, [], [], []
     for f in args.files:
         pack = torch.load(f, map_location='cpu', weights_only=False)
@@ -41,14 +43,16 @@ def main():
         candidates.append(('soup of ' + ' '.join(args.files), soup_args,
                            {'minutes': max(s['minutes'] for s in lasts), 'step': 0, 'ema': soup}))
     for f, run_args, s in candidates:
-        net = C.LeafNet(len(classes), width_mult=run_args.get('width_mult', 1.0), dropout=0.0)
+        net = C.net_for(classes, run_args)
         net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in s['ema'].items()})
         ve = C.evaluate(net, Xva, yva, kva, classes)
         score = C.field_score(ve)
-        row = {'file': f, 'run': run_args['run'], 'minutes': round(s['minutes'], 2), 'step': s['step'],
-               'score': score, **ve}
+        row = {'file': f, 'run': run_args['run'], 'arch': run_args.get('arch', 'mnv3s'), 'size': args.size,
+               'mmacs_per_view': round(C.conv_macs(net, args.size) / 1e6), 'minutes': round(s['minutes'], 2),
+               'step': s['step'], 'score': score, **ve}
         table.append(row)
-        print(f"{row['run']} {row['minutes']:5.1f} min step {row['step']:6d}  score {score:.4f}  " +
+        print(f"{row['run']} ({row['arch']} at {args.size} px: {row['mmacs_per_view']} M multiply-adds per image) "
+              f"{row['minutes']:5.1f} min step {row['step']:6d}  score {score:.4f}  " +
               ' '.join(f'{k}={v:.4f}' for k, v in ve.items()), flush=True)
         if best is None or score > best[0]:
             sd = net.state_dict()

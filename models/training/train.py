@@ -25,6 +25,7 @@ p.add_argument('--lr', type=float, default=3e-3)
 p.add_argument('--wd', type=float, default=0.02)
 p.add_argument('--smoothing', type=float, default=0.05)
 p.add_argument('--width-mult', type=float, default=1.0)
+p.add_argument('--arch', default='mnv3s', choices=C.ARCHS, help='backbone (common.backbone)')
 p.add_argument('--ema', type=float, default=0.998)
 p.add_argument('--mix', default='lab=0.45,field=0.22,leafcrop=0.15,other=0.11,non_plant=0.07',
                help='share of each sample group in a batch (lab = every leaf-photos source)')
@@ -353,11 +354,12 @@ if args.viz:
     raise SystemExit(0)
 
 # ---------------------------------------------------------------- model / optimiser
-net = C.LeafNet(len(classes), width_mult=args.width_mult)
+net = C.net_for(classes, vars(args), dropout=0.2)
 if args.init:
     ck = torch.load(args.init, map_location='cpu', weights_only=False)
+    assert ck['args'].get('arch', 'mnv3s') == args.arch, f'--init is an {ck["args"].get("arch")} checkpoint'
     sd = ck['ema'] if ck.get('ema') is not None else ck['model']
-    if ck['classes'] != classes:
+    if 'cam.weight' in sd and ck['classes'] != classes:
         # a model with fewer classes (the shipped one has no other_plant): its rows move to their class, a new
         # class starts from the mean of the others
         old = ck['classes']
@@ -366,9 +368,11 @@ if args.init:
             rows_ = [t[old.index(c)] if c in old else t.mean(0) for c in classes]
             sd[k] = torch.stack(rows_)
     missing, unexpected = net.load_state_dict(sd, strict=False)
-    assert not unexpected and all(k.startswith('leaf.') for k in missing), (missing, unexpected)
+    # a backbone-only start (nsfwjs.py) leaves both heads new; a LeafNet start at most the leaf finder
+    heads = ('leaf.', 'cam.') if 'cam.weight' not in sd else ('leaf.',)
+    assert not unexpected and all(k.startswith(heads) for k in missing), (missing, unexpected)
     log(f'init from {args.init} ({ck.get("val")}); new: {sorted({k.split(".")[0] for k in missing})}')
-ema = C.LeafNet(len(classes), width_mult=args.width_mult)
+ema = C.net_for(classes, vars(args), dropout=0.2)
 ema.load_state_dict(net.state_dict())
 cuda = dev.type == 'cuda'
 net.to(dev, memory_format=torch.channels_last if cuda else torch.contiguous_format); ema.to(dev)

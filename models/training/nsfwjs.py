@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""An ImageNet-derived start for train.py --arch mnv2: the MobileNetV2 (Keras 2.2.4, alpha 1.0, 224 px) that the
+`nsfwjs` 4.4.0 npm package (MIT) ships inside its tarball, as a backbone-only checkpoint in torchvision's layout.
+
+  npm pack nsfwjs@4.4.0 --pack-destination /tmp                     # the registry's tarball, sha512 checked here
+  /usr/bin/python3 models/training/nsfwjs.py --tgz /tmp/nsfwjs-4.4.0.tgz --out models/training/runs/nsfwjs/init.pt
+
+The package keeps the model as two UMD modules (dist/models/mobilenet_v2/): the Keras topology with a weights
+manifest, and the weights as base64 of uint8-quantised arrays (value = q * scale + min). Node evaluates the modules
+(they are JavaScript, not JSON); this script dequantises the arrays and maps them onto torchvision's
+`mobilenet_v2().features` (kernels HWIO -> OIHW, depthwise HWC1 -> C1HW). Two things differ and are handled:
+* Keras BatchNorm has epsilon 1e-3, torchvision 1e-5: the difference is added to the running variances, exactly.
+* nsfwjs feeds the network RGB / 255; this pipeline feeds (RGB / 255 - mean) / std. The first convolution is
+  scaled by std and its BatchNorm's running mean shifted by the weights times the mean, exactly except at the
+  image border (zero padding pads a different grey).
+Keras pads stride-2 convolutions asymmetrically (0 before, 1 after), torchvision symmetrically (1, 1): a half-cell
+shift that fine-tuning absorbs, so the training layout stays torchvision's.
+
+The check: the converted network with nsfwjs's own head (average pool, dense 256-128-5; classes Drawing, Hentai,
+Neutral, Porn, Sexy) reads 64 val photos of each source; leaves, fields and everyday objects are "Neutral" for a
+sound conversion, printed with Keras's own padding and with torchvision's. The checkpoint holds the features
+only: train.py starts both heads new.
+"""
+import argparse, base64, copy, hashlib, json, os, subprocess, tarfile, tempfile
+import numpy as np
+import torch
+import torch.nn as nn
+import common as C
+
+INTEGRITY = 'sha512-krC1fgeTLXtZwgdpKJ0jm7hqv0gTSRQQRL+FhOaxaJ9Wj92t42BO3csO2odwgTAgZgf2RvkwPtp0R8Aa7dc+MA=='
+MODEL_DIR = 'package/dist/models/mobilenet_v2/'
+NSFW_CLASSES = ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy']
+KERAS_EPS, TORCH_EPS = 1e-3, 1e-5
+# node prints what the two modules export: the topology with the manifest, and the base64 weights
+DUMP_JS = ('const m=require(process.argv[1]+"/model.min.js"), w=require(process.argv[1]+"/group1-shard1of1.min.js");'
+           'process.stdout.write(JSON.stringify({topology: m.modelTopology, manifest: m.weightsManifest, weights: w}))')
+
+
+def read_package(tgz):
+    digest = 'sha512-' + base64.b64encode(hashlib.sha512(open(tgz, 'rb').read()).digest()).decode()
+    assert digest == INTEGRITY, f'{tgz} is not the registry\'s nsfwjs 4.4.0 ({digest})'
+    with tempfile.TemporaryDirectory() as tmp, tarfile.open(tgz) as tf:
+        for name in ('model.min.js', 'group1-shard1of1.min.js'):
+            with open(os.path.join(tmp, name), 'wb') as f:
+                f.write(tf.extractfile(MODEL_DIR + name).read())
+        out = subprocess.run(['node', '-e', DUMP_JS, tmp], check=True, capture_output=True).stdout
+    return json.loads(out)
+
+
+def dequantise(pkg):
+    """name -> float32 array, in the manifest's order (the order of the bytes)."""
+    raw = base64.b64decode(pkg['weights'])
+    arrays, at = {}, 0
+    for w in pkg['manifest'][0]['weights']:
+        q = w['quantization']
+        assert q['dtype'] == 'uint8', q
+        n = int(np.prod(w['shape']))
+        arrays[w['name']] = (np.frombuffer(raw, np.uint8, n, at) * q['scale'] + q['min']).astype(np.float32).reshape(w['shape'])
+        at += n
+    assert at == len(raw), (at, len(raw))
+    return arrays
+
+
+def keras_names():
+    """The Keras (conv, BatchNorm) layer names in torchvision's features order."""
+    names = [('Conv1', 'bn_Conv1'), ('expanded_conv_depthwise', 'expanded_conv_depthwise_BN'),
+             ('expanded_conv_project', 'expanded_conv_project_BN')]
+    for b in range(1, 17):
+        names += [(f'block_{b}_{part}', f'block_{b}_{part}_BN') for part in ('expand', 'depthwise', 'project')]
+    return names + [('Conv_1', 'Conv_1_bn')]
+
+
+@torch.no_grad()
+def fill(feats, arrays):
+    pairs = C.conv_bn_pairs(feats.modules())
+    names = keras_names()
+    assert len(pairs) == len(names), (len(pairs), len(names))
+    for (conv, bn), (kc, kb) in zip(pairs, names):
+        depthwise = kc.endswith('depthwise')
+        k = arrays[f'{kc}/depthwise_kernel' if depthwise else f'{kc}/kernel']
+        w = torch.from_numpy(k).permute((2, 3, 0, 1) if depthwise else (3, 2, 0, 1))
+        assert w.shape == conv.weight.shape, (kc, w.shape, conv.weight.shape)
+        conv.weight.copy_(w)
+        bn.weight.copy_(torch.from_numpy(arrays[f'{kb}/gamma']))
+        bn.bias.copy_(torch.from_numpy(arrays[f'{kb}/beta']))
+        bn.running_mean.copy_(torch.from_numpy(arrays[f'{kb}/moving_mean']))
+        bn.running_var.copy_(torch.from_numpy(arrays[f'{kb}/moving_variance']) + (KERAS_EPS - TORCH_EPS))
+
+
+@torch.no_grad()
+def fold_normalisation(feats):
+    """From RGB/255 input to (RGB/255 - mean)/std input: x01 = x*std + mean, so conv(x01) = (W*std)(x) + sum(W*mean)."""
+    conv, bn = C.conv_bn_pairs(feats.modules())[0]
+    std = torch.tensor(C.STD).view(1, 3, 1, 1)
+    mean = torch.tensor(C.MEAN).view(1, 3, 1, 1)
+    bn.running_mean.sub_((conv.weight * mean).sum(dim=(1, 2, 3)))
+    conv.weight.mul_(std)
+
+
+def keras_padding(feats):
+    """A copy whose stride-2 convolutions pad as Keras does (0 before, 1 after), for the check only."""
+    feats = copy.deepcopy(feats)
+    for parent in list(feats.modules()):
+        for name, mod in list(parent.named_children()):
+            if isinstance(mod, nn.Conv2d) and mod.stride == (2, 2):
+                mod.padding = (0, 0)
+                setattr(parent, name, nn.Sequential(nn.ZeroPad2d((0, 1, 0, 1)), mod))
+    return feats
+
+
+@torch.no_grad()
+def nsfw_head(arrays):
+    def dense(name, act):
+        lin = nn.Linear(*arrays[f'{name}/kernel'].shape)
+        lin.weight.copy_(torch.from_numpy(arrays[f'{name}/kernel']).T)
+        lin.bias.copy_(torch.from_numpy(arrays[f'{name}/bias']))
+        return [lin, act]
+    return nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         *dense('dense_1', nn.ReLU()), *dense('dense_2', nn.ReLU()), *dense('dense_3', nn.Softmax(1)))
+
+
+@torch.no_grad()
+def check(feats, arrays, n=64):
+    """Share of nsfwjs classes per val source, the folded network fed this pipeline's input."""
+    head = nsfw_head(arrays).eval()
+    rows = C.read_split()
+    val_rows, X = C.eval_cache('val', rows)
+    keep = C.per_source(val_rows, n, seed=0)
+    kinds = np.array([r['source_kind'] for r in val_rows])[keep]
+    x = C.to_input(X[keep])
+    for label, f in (('Keras padding', keras_padding(feats)), ('torchvision padding', feats)):
+        f.eval()
+        pred = torch.cat([head(f(x[i:i + 64])) for i in range(0, len(x), 64)]).argmax(1).numpy()
+        print(f'{label}: nsfwjs class shares per val source ({n} photos each)')
+        for k in sorted(set(kinds)):
+            counts = np.bincount(pred[kinds == k], minlength=5) / (kinds == k).sum()
+            print(f'  {k:16s} ' + ' '.join(f'{c}={v:.2f}' for c, v in zip(NSFW_CLASSES, counts)))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument('--tgz', required=True, help='nsfwjs-4.4.0.tgz from `npm pack nsfwjs@4.4.0`')
+    p.add_argument('--out', required=True)
+    args = p.parse_args()
+    torch.set_num_threads(2)
+    pkg = read_package(args.tgz)
+    assert pkg['topology']['keras_version'] == '2.2.4', pkg['topology']['keras_version']
+    arrays = dequantise(pkg)
+    import torchvision
+    feats = torchvision.models.mobilenet_v2().features  # stride 32, as nsfwjs ran it, for the check
+    fill(feats, arrays)
+    fold_normalisation(feats)
+    check(feats, arrays)
+    net = C.LeafNet(1, arch='mnv2', dropout=0.0)
+    net.features.load_state_dict(feats.state_dict())  # the same weights; only the stride of block 13 differs
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    torch.save({'model': {f'features.{k}': v for k, v in net.features.state_dict().items()}, 'ema': None,
+                'classes': None, 'args': {'arch': 'mnv2', 'width_mult': 1.0},
+                'val': {'source': 'nsfwjs 4.4.0 MobileNetV2 (MIT), ImageNet-derived backbone'}}, args.out)
+    print(f'-> {args.out}')
+
+
+if __name__ == '__main__':
+    main()
