@@ -3,7 +3,9 @@
 `nsfwjs` 4.4.0 npm package (MIT) ships inside its tarball, as a backbone-only checkpoint in torchvision's layout.
 
   npm pack nsfwjs@4.4.0 --pack-destination /tmp                     # the registry's tarball, sha512 checked here
-  /usr/bin/python3 models/training/nsfwjs.py --tgz /tmp/nsfwjs-4.4.0.tgz --out models/training/runs/nsfwjs/init.pt
+  npm install --prefix /tmp/tfjs nsfwjs@4.4.0 @tensorflow/tfjs@4.22.0  # nsfwjs itself, for the check only
+  /usr/bin/python3 models/training/nsfwjs.py --tgz /tmp/nsfwjs-4.4.0.tgz --tfjs /tmp/tfjs/node_modules \
+      --out models/training/runs/nsfwjs/init.pt
 
 The package keeps the model as two UMD modules (dist/models/mobilenet_v2/): the Keras topology with a weights
 manifest, and the weights as base64 of uint8-quantised arrays (value = q * scale + min). Node evaluates the modules
@@ -14,12 +16,14 @@ manifest, and the weights as base64 of uint8-quantised arrays (value = q * scale
   scaled by std and its BatchNorm's running mean shifted by the weights times the mean, exactly except at the
   image border (zero padding pads a different grey).
 Keras pads stride-2 convolutions asymmetrically (0 before, 1 after), torchvision symmetrically (1, 1): a half-cell
-shift that fine-tuning absorbs, so the training layout stays torchvision's.
+shift that fine-tuning has to absorb (the check prints how far it moves the probabilities); the training layout
+stays torchvision's.
 
-The check: the converted network with nsfwjs's own head (average pool, dense 256-128-5; classes Drawing, Hentai,
-Neutral, Porn, Sexy) reads 64 val photos of each source; leaves, fields and everyday objects are "Neutral" for a
-sound conversion, printed with Keras's own padding and with torchvision's. The checkpoint holds the features
-only: train.py starts both heads new.
+The check: the converted network with nsfwjs's own head (average pool, dense 256-128-5) and nsfwjs itself, run
+by TensorFlow.js in Node (nsfwjs_reference.cjs, from a scratch `npm install`), read 8 val photos of each source; as
+nsfwjs runs it the class probabilities must agree to quantisation noise (a check on the class shares alone would
+pass random weights: every photo here is "Neutral"). The checkpoint holds the features only: train.py starts both
+heads new.
 """
 import argparse, base64, copy, hashlib, json, os, subprocess, tarfile, tempfile
 import numpy as np
@@ -29,7 +33,6 @@ import common as C
 
 INTEGRITY = 'sha512-krC1fgeTLXtZwgdpKJ0jm7hqv0gTSRQQRL+FhOaxaJ9Wj92t42BO3csO2odwgTAgZgf2RvkwPtp0R8Aa7dc+MA=='
 MODEL_DIR = 'package/dist/models/mobilenet_v2/'
-NSFW_CLASSES = ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy']
 KERAS_EPS, TORCH_EPS = 1e-3, 1e-5
 # node prints what the two modules export: the topology with the manifest, and the base64 weights
 DUMP_JS = ('const m=require(process.argv[1]+"/model.min.js"), w=require(process.argv[1]+"/group1-shard1of1.min.js");'
@@ -119,27 +122,41 @@ def nsfw_head(arrays):
                          *dense('dense_1', nn.ReLU()), *dense('dense_2', nn.ReLU()), *dense('dense_3', nn.Softmax(1)))
 
 
+def reference_probs(u8, tfjs):
+    """nsfwjs's own model in TensorFlow.js (nsfwjs_reference.cjs) on the photos: n x 5 probabilities."""
+    with tempfile.TemporaryDirectory() as tmp:
+        photos, out = os.path.join(tmp, 'photos.bin'), os.path.join(tmp, 'probs.json')
+        np.ascontiguousarray(u8).tofile(photos)
+        subprocess.run(['node', os.path.join(C.HERE, 'nsfwjs_reference.cjs'), photos, str(len(u8)), out],
+                       check=True, capture_output=True, env={**os.environ, 'NODE_PATH': tfjs})
+        return torch.tensor(json.load(open(out)))
+
+
 @torch.no_grad()
-def check(feats, arrays, n=64):
-    """Share of nsfwjs classes per val source, the folded network fed this pipeline's input."""
+def check(raw, folded, arrays, tfjs, n=8):
+    """The converted network with nsfwjs's head against nsfwjs itself on n val photos of each source: as nsfwjs
+    runs it (RGB/255, Keras padding) the probabilities must agree to quantisation noise; the folded network (this
+    pipeline's input) and torchvision's padding are printed beside it."""
     head = nsfw_head(arrays).eval()
-    rows = C.read_split()
-    val_rows, X = C.eval_cache('val', rows)
-    keep = C.per_source(val_rows, n, seed=0)
-    kinds = np.array([r['source_kind'] for r in val_rows])[keep]
-    x = C.to_input(X[keep])
-    for label, f in (('Keras padding', keras_padding(feats)), ('torchvision padding', feats)):
-        f.eval()
-        pred = torch.cat([head(f(x[i:i + 64])) for i in range(0, len(x), 64)]).argmax(1).numpy()
-        print(f'{label}: nsfwjs class shares per val source ({n} photos each)')
-        for k in sorted(set(kinds)):
-            counts = np.bincount(pred[kinds == k], minlength=5) / (kinds == k).sum()
-            print(f'  {k:16s} ' + ' '.join(f'{c}={v:.2f}' for c, v in zip(NSFW_CLASSES, counts)))
+    val_rows, X = C.eval_cache('val', C.read_split())
+    u8 = X[C.per_source(val_rows, n, seed=0)]
+    ref = reference_probs(u8, tfjs)
+    x01 = torch.as_tensor(u8).permute(0, 3, 1, 2).float() / 255
+    diffs = {}
+    for label, f, x in (('as nsfwjs runs it (RGB/255, Keras padding)', keras_padding(raw), x01),
+                        ('folded (this pipeline\'s input, Keras padding)', keras_padding(folded), C.to_input(u8)),
+                        ('as trained here (this pipeline\'s input, torchvision padding)', folded, C.to_input(u8))):
+        prob = head(f.eval()(x))
+        diffs[label] = float((prob - ref).abs().max())
+        same = float((prob.argmax(1) == ref.argmax(1)).float().mean())
+        print(f'{label}: max |p - nsfwjs| {diffs[label]:.2e}, same top class {same:.0%} ({len(u8)} val photos)')
+    assert next(iter(diffs.values())) < 1e-3, 'the conversion does not reproduce nsfwjs'
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument('--tgz', required=True, help='nsfwjs-4.4.0.tgz from `npm pack nsfwjs@4.4.0`')
+    p.add_argument('--tfjs', required=True, help='node_modules with nsfwjs 4.4.0 and @tensorflow/tfjs 4 (the check)')
     p.add_argument('--out', required=True)
     args = p.parse_args()
     torch.set_num_threads(2)
@@ -147,10 +164,11 @@ def main():
     assert pkg['topology']['keras_version'] == '2.2.4', pkg['topology']['keras_version']
     arrays = dequantise(pkg)
     import torchvision
-    feats = torchvision.models.mobilenet_v2().features  # stride 32, as nsfwjs ran it, for the check
-    fill(feats, arrays)
+    raw = torchvision.models.mobilenet_v2().features  # stride 32, as nsfwjs runs it, for the check
+    fill(raw, arrays)
+    feats = copy.deepcopy(raw)
     fold_normalisation(feats)
-    check(feats, arrays)
+    check(raw, feats, arrays, args.tfjs)
     net = C.LeafNet(1, arch='mnv2', dropout=0.0)
     net.features.load_state_dict(feats.state_dict())  # the same weights; only the stride of block 13 differs
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
