@@ -86,7 +86,7 @@ ARCHS = ('mnv3s', 'mnv2')
 def backbone(arch, width_mult=1.0):
     """Feature layers at stride 16 (a 14x14 map at 224 px): the last stride-2 block set to stride 1.
     mnv3s: torchvision MobileNetV3-small (576 channels), the shipped model's. mnv2: torchvision MobileNetV2 (1280
-    channels, about 6x the multiply-adds at stride 16), the layout nsfwjs.py fills with ImageNet-derived weights."""
+    channels, 4.9x the multiply-adds: conv_macs), the layout nsfwjs.py fills with ImageNet-derived weights."""
     if arch == 'mnv3s':
         feats, last_s2 = torchvision.models.mobilenet_v3_small(width_mult=width_mult).features, 9
     elif arch == 'mnv2':

@@ -29,6 +29,7 @@ import argparse, base64, copy, hashlib, json, os, subprocess, tarfile, tempfile
 import numpy as np
 import torch
 import torch.nn as nn
+import torchvision
 import common as C
 
 INTEGRITY = 'sha512-krC1fgeTLXtZwgdpKJ0jm7hqv0gTSRQQRL+FhOaxaJ9Wj92t42BO3csO2odwgTAgZgf2RvkwPtp0R8Aa7dc+MA=='
@@ -58,7 +59,8 @@ def dequantise(pkg):
         q = w['quantization']
         assert q['dtype'] == 'uint8', q
         n = int(np.prod(w['shape']))
-        arrays[w['name']] = (np.frombuffer(raw, np.uint8, n, at) * q['scale'] + q['min']).astype(np.float32).reshape(w['shape'])
+        q8 = np.frombuffer(raw, np.uint8, n, at).reshape(w['shape'])
+        arrays[w['name']] = (q8 * q['scale'] + q['min']).astype(np.float32)
         at += n
     assert at == len(raw), (at, len(raw))
     return arrays
@@ -163,16 +165,14 @@ def main():
     pkg = read_package(args.tgz)
     assert pkg['topology']['keras_version'] == '2.2.4', pkg['topology']['keras_version']
     arrays = dequantise(pkg)
-    import torchvision
     raw = torchvision.models.mobilenet_v2().features  # stride 32, as nsfwjs runs it, for the check
     fill(raw, arrays)
     feats = copy.deepcopy(raw)
     fold_normalisation(feats)
     check(raw, feats, arrays, args.tfjs)
-    net = C.LeafNet(1, arch='mnv2', dropout=0.0)
-    net.features.load_state_dict(feats.state_dict())  # the same weights; only the stride of block 13 differs
+    # the same parameters as common.backbone('mnv2'), whose block 13 only has another stride
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    torch.save({'model': {f'features.{k}': v for k, v in net.features.state_dict().items()}, 'ema': None,
+    torch.save({'model': {f'features.{k}': v for k, v in feats.state_dict().items()}, 'ema': None,
                 'classes': None, 'args': {'arch': 'mnv2', 'width_mult': 1.0},
                 'val': {'source': 'nsfwjs 4.4.0 MobileNetV2 (MIT), ImageNet-derived backbone'}}, args.out)
     print(f'-> {args.out}')
