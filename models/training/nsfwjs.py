@@ -143,16 +143,16 @@ def check(raw, folded, arrays, tfjs, n=8):
     val_rows, X = C.eval_cache('val', C.read_split())
     u8 = X[C.per_source(val_rows, n, seed=0)]
     ref = reference_probs(u8, tfjs)
-    x01 = torch.as_tensor(u8).permute(0, 3, 1, 2).float() / 255
-    diffs = {}
-    for label, f, x in (('as nsfwjs runs it (RGB/255, Keras padding)', keras_padding(raw), x01),
-                        ('folded (this pipeline\'s input, Keras padding)', keras_padding(folded), C.to_input(u8)),
-                        ('as trained here (this pipeline\'s input, torchvision padding)', folded, C.to_input(u8))):
-        prob = head(f.eval()(x))
-        diffs[label] = float((prob - ref).abs().max())
+    x01, x = torch.as_tensor(u8).permute(0, 3, 1, 2).float() / 255, C.to_input(u8)
+    diffs = []
+    for label, f, inp in (('as nsfwjs runs it (RGB/255, Keras padding)', keras_padding(raw), x01),
+                          ('folded (this pipeline\'s input, Keras padding)', keras_padding(folded), x),
+                          ('as trained here (this pipeline\'s input, torchvision padding)', folded, x)):
+        prob = head(f.eval()(inp))
+        diffs.append(float((prob - ref).abs().max()))
         same = float((prob.argmax(1) == ref.argmax(1)).float().mean())
-        print(f'{label}: max |p - nsfwjs| {diffs[label]:.2e}, same top class {same:.0%} ({len(u8)} val photos)')
-    assert next(iter(diffs.values())) < 1e-3, 'the conversion does not reproduce nsfwjs'
+        print(f'{label}: max |p - nsfwjs| {diffs[-1]:.2e}, same top class {same:.0%} ({len(u8)} val photos)')
+    assert diffs[0] < 1e-3, 'the conversion does not reproduce nsfwjs'
 
 
 def main():
