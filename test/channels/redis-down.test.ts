@@ -218,7 +218,8 @@ function res503Lines(): number {
 
 describe("Redis back", () => {
   beforeAll(async () => {
-    const ready = once(redis, "ready");
+    // Not events.once: it rejects on the "error" of a reconnect attempt refused before the server is up.
+    const ready = new Promise((resolve) => redis.once("ready", resolve));
     await server.start();
     await ready;
   });
