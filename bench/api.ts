@@ -16,6 +16,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
+import type { DiagnosisResult } from "../src/diagnosis/types.js";
+import { keepsApiPhoto } from "../src/results/record.js";
 import type { DecodeFloor } from "./decode-floor.js";
 import { benchPhotos } from "./photos.js";
 
@@ -34,6 +36,13 @@ export interface ApiBenchRow {
   cpuMs: number;
 }
 
+/** What the service answered an image, and whether it kept the photo for the console doing so (keepsApiPhoto). */
+export interface BenchAnswer {
+  image: string;
+  outcome: DiagnosisResult["outcome"];
+  kept: boolean;
+}
+
 export interface MemoryPhase {
   clients: number;
   requests: number;
@@ -48,6 +57,7 @@ export interface MemoryPhase {
 
 export interface ApiBenchResult {
   rows: ApiBenchRow[];
+  answers: BenchAnswer[];
   peakRssMiB: number;
   modelLoaded: boolean;
   skipped: string[];
@@ -145,6 +155,21 @@ async function formBody(image: Buffer, filename: string): Promise<{ body: Buffer
   };
 }
 
+/** The answer to one request: the rows' CPU includes keeping the photo exactly when this says it is kept. */
+async function answerTo(
+  url: string,
+  form: { body: Buffer; contentType: string },
+): Promise<Omit<BenchAnswer, "image">> {
+  const res = await fetch(url, {
+    method: "POST",
+    body: form.body,
+    headers: { "content-type": form.contentType },
+  });
+  if (!res.ok) throw new Error(`the bench photo was answered ${res.status}: ${await res.text()}`);
+  const result = (await res.json()) as DiagnosisResult;
+  return { outcome: result.outcome, kept: keepsApiPhoto(result, false) };
+}
+
 function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
@@ -213,9 +238,11 @@ export async function runApiBench(
     };
     const url = `http://127.0.0.1:${port}/diagnosis/`;
     const rows: ApiBenchRow[] = [];
+    const answers: BenchAnswer[] = [];
     let memory: MemoryPhase | undefined;
     for (const [index, [name, bytes, filename]] of images.entries()) {
       const form = await formBody(bytes, filename);
+      answers.push({ image: name, ...(await answerTo(url, form)) });
       await load(url, form, 2, 2, maxSeconds); // warm-up: first-use costs are not per request
       for (const concurrency of levels) {
         const cpuBefore = await cpuMsOf(pid);
@@ -262,6 +289,7 @@ export async function runApiBench(
     }
     return {
       rows,
+      answers,
       peakRssMiB: await rssMiB(pid, "VmHWM"),
       modelLoaded: health.checks.model === "ok",
       skipped,
@@ -348,6 +376,13 @@ export function formatApiBench(result: ApiBenchResult): string {
       `bodies built once, so the load generator costs little). Server peak RSS over the whole run ` +
       `${result.peakRssMiB.toFixed(0)} MiB.` +
       (result.modelLoaded ? "" : " NO MODEL LOADED: image checks only."),
+    "",
+    `Answers: ${result.answers
+      .map(
+        (a) =>
+          `${a.image} \`${a.outcome}\` (${a.kept ? "photo kept for the console: its rows include keeping it" : "no photo kept"})`,
+      )
+      .join("; ")}.`,
     "",
     ...floorLines(result),
     ...targetLines(result.rows),
