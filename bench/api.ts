@@ -1,9 +1,10 @@
 /**
  * POST /diagnosis/ over real HTTP on loopback: p50/p95 latency and requests/s for a 12-megapixel JPEG and
- * a HEIC photo, at one client and a few, against `src/server.ts` in its own process (so the load generator
- * does not share its event loop); the server's CPU per request; its memory at start, at its peak under 64
- * clients and after idling; and, side by side, the decode floor (bench/decode-floor.ts: sharp alone on the
- * same photo) that the JPEG's throughput and latency are divided by.
+ * a HEIC photo, at one client and a few, against the compiled server `npm start` runs (dist/src/server.js,
+ * built first by scripts/build.ts) in its own process (so the load generator does not share its event loop);
+ * the server's CPU per request; its memory at start, at its peak under 64 clients and after idling; and, side
+ * by side, the decode floor (bench/decode-floor.ts: sharp alone on the same photo) that the JPEG's throughput
+ * and latency are divided by.
  * Run alone: `npx tsx bench/api.ts [--requests 120] [--concurrency 4]`; `npm run bench` runs it with the others.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -16,6 +17,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
+import { buildDist } from "../scripts/build.js";
 import type { DiagnosisResult } from "../src/diagnosis/types.js";
 import { keepsApiPhoto } from "../src/results/record.js";
 import type { DecodeFloor } from "./decode-floor.js";
@@ -89,9 +91,10 @@ async function mallocConf(): Promise<string> {
   return conf;
 }
 
-/** The real server (npm start's entry point), with limits lifted so the bench measures work, not 429s. */
+/** The real server, compiled as npm start runs it, with limits lifted so the bench measures work, not 429s. */
 async function startServer(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+  await buildDist();
+  const child = spawn(process.execPath, ["dist/src/server.js"], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -371,7 +374,7 @@ export function formatApiBench(result: ApiBenchResult): string {
         `${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.perSecond.toFixed(1)} | ${r.cpuMs.toFixed(0)} |`,
     ),
     "",
-    "POST /diagnosis/ with `language=en` over loopback HTTP against `src/server.ts` in its own process " +
+    "POST /diagnosis/ with `language=en` over loopback HTTP against the compiled server (`dist/src/server.js`, what `npm start` runs) in its own process " +
       `(defaults, ${existsSync(JEMALLOC) ? "jemalloc preloaded and set up as in deploy/Dockerfile" : "glibc's allocator: this machine has no jemalloc"}; ` +
       `bodies built once, so the load generator costs little). Server peak RSS over the whole run ` +
       `${result.peakRssMiB.toFixed(0)} MiB.` +

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { LIMITS, type Limit } from "./limits.js";
 import { createLogger } from "./logger.js";
+import { ROOT_DIR } from "./root-dir.js";
 import { DEFAULT_INFERENCE_THREADS } from "./threads.js";
 
-export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export { ROOT_DIR };
 
 export interface ApiKey {
   name: string;

@@ -1,6 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { buildDist, DIST_DIR, filesUnder } from "../../scripts/build.js";
 import { ROOT_DIR } from "../../src/config.js";
 
 // How operators stop `npm start`: a signal to the npm process must stop the server, never orphan it.
@@ -69,4 +72,42 @@ describe("npm start", () => {
     await once(npm, "exit");
     expect(await gone(pid, 20_000)).toBe(true);
   }, 120_000);
+});
+
+describe("the compiled service (scripts/build.ts)", () => {
+  it("compiles every TypeScript module of src/ and channels/ to dist/ and copies their other files as they are", async () => {
+    await buildDist();
+    const sources = [...(await filesUnder("src")), ...(await filesUnder("channels"))];
+    const expected = sources
+      .filter((file) => !file.endsWith(".d.ts"))
+      .map((file) => file.replace(/\.tsx?$/, ".js"))
+      .sort();
+    const built = (await filesUnder("dist")).filter((file) => !file.endsWith(".sources.sha256"));
+    expect(built.map((file) => path.relative("dist", file)).sort()).toEqual(expected);
+    for (const file of sources.filter((f) => !/\.tsx?$/.test(f))) {
+      expect(await readFile(path.join(DIST_DIR, file)), file).toEqual(
+        await readFile(path.join(ROOT_DIR, file)),
+      );
+    }
+  });
+
+  it("npm run worker runs the compiled worker: without Redis it stops at once with its configuration error", async () => {
+    const worker = spawn("npm", ["run", "worker"], {
+      cwd: ROOT_DIR,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+    });
+    let output = "";
+    worker.stdout.on("data", (d) => {
+      output += d;
+    });
+    const [code] = (await once(worker, "exit")) as [number];
+    expect(code, output).not.toBe(0);
+    const fatal = output
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(fatal).toContainEqual(
+      expect.objectContaining({ level: 60, msg: expect.stringContaining("REDIS_URL") }),
+    );
+  }, 60_000);
 });

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import i18next, { type i18n, type Resource } from "i18next";
+import { ROOT_DIR } from "../../root-dir.js";
 import { LANGUAGES } from "../types.js";
 import { KnowledgeError } from "./entries.js";
 
 /** `locales/` at the project root, found from this file so it works from any working directory. */
-export const LOCALES_DIR = fileURLToPath(new URL("../../../locales/", import.meta.url));
+export const LOCALES_DIR = path.join(ROOT_DIR, "locales");
 
 export const DISEASES_NS = "diseases";
 export const NOTES_NS = "notes";
