@@ -2,11 +2,11 @@
  * Compiles the service (src/, channels/) to plain JavaScript in dist/, beside a copy of their other files
  * (knowledge JSON, console assets): what `npm start`, `npm run worker`, the Docker image and the bench run.
  * Compiling at each start with tsx's loader instead kept 40 to 60 MiB more in the API's memory (README,
- * Libraries; `npm run bench` runs the compiled server). esbuild compiles file by file, as tsx does, so the JavaScript is what the tests
- * ran as TypeScript; type checking is `npm test`'s.
+ * Libraries; `npm run bench` runs the compiled server). esbuild compiles file by file, as tsx does, so the
+ * JavaScript is what the tests ran as TypeScript; type checking is `npm test`'s.
  *
- * A dist/ built from the same sources is kept as it is (its stamp says so), so `npm start` and `npm run worker`
- * started together do not pull the files from under each other; a new tree replaces it in one rename.
+ * A dist/ built from the same sources is kept as it is (its stamp says so): a second process started from it
+ * does not replace the files the first one runs. After a change, the new tree replaces the old in one rename.
  * `npx tsx scripts/build.ts` (npm start and npm run worker run it first).
  */
 import { createHash } from "node:crypto";
