@@ -146,8 +146,11 @@ async function decodeFloor(): Promise<DecodeFloor> {
   return JSON.parse(stdout.trim().split("\n").at(-1)!) as DecodeFloor;
 }
 
+/** A multipart request body and its Content-Type (with the boundary). */
+type Form = { body: Buffer; contentType: string };
+
 /** A multipart body built once: the load generator only sends bytes, so its own CPU stays out of the way. */
-async function formBody(image: Buffer, filename: string): Promise<{ body: Buffer; contentType: string }> {
+async function formBody(image: Buffer, filename: string): Promise<Form> {
   const form = new FormData();
   form.append("image", new Blob([image]), filename);
   form.append("language", "en");
@@ -158,16 +161,14 @@ async function formBody(image: Buffer, filename: string): Promise<{ body: Buffer
   };
 }
 
+/** One POST of the prebuilt multipart body. */
+function post(url: string, form: Form): Promise<Response> {
+  return fetch(url, { method: "POST", body: form.body, headers: { "content-type": form.contentType } });
+}
+
 /** The answer to one request: the rows' CPU includes keeping the photo exactly when this says it is kept. */
-async function answerTo(
-  url: string,
-  form: { body: Buffer; contentType: string },
-): Promise<Omit<BenchAnswer, "image">> {
-  const res = await fetch(url, {
-    method: "POST",
-    body: form.body,
-    headers: { "content-type": form.contentType },
-  });
+async function answerTo(url: string, form: Form): Promise<Omit<BenchAnswer, "image">> {
+  const res = await post(url, form);
   if (!res.ok) throw new Error(`the bench photo was answered ${res.status}: ${await res.text()}`);
   const result = (await res.json()) as DiagnosisResult;
   return { outcome: result.outcome, kept: keepsApiPhoto(result, false) };
@@ -179,7 +180,7 @@ function percentile(sorted: number[], q: number): number {
 
 async function load(
   url: string,
-  form: { body: Buffer; contentType: string },
+  form: Form,
   requests: number,
   concurrency: number,
   maxSeconds: number,
@@ -192,11 +193,7 @@ async function load(
   const deadline = started + maxSeconds * 1000;
   const one = async () => {
     const t = performance.now();
-    const res = await fetch(url, {
-      method: "POST",
-      body: form.body,
-      headers: { "content-type": form.contentType },
-    });
+    const res = await post(url, form);
     await res.arrayBuffer();
     if (res.ok) latencies.push(performance.now() - t);
     else if (res.status === 503) busy++;

@@ -18,7 +18,8 @@ import { ROOT_DIR } from "../src/root-dir.js";
 
 const SOURCES = ["src", "channels"];
 export const DIST_DIR = path.join(ROOT_DIR, "dist");
-const STAMP = ".sources.sha256";
+/** In dist/: the stamp of the sources it was built from. */
+export const STAMP = ".sources.sha256";
 
 const isTypeScript = (file: string) => /\.tsx?$/.test(file);
 

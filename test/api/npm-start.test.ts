@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildDist, DIST_DIR, filesUnder } from "../../scripts/build.js";
+import { buildDist, DIST_DIR, filesUnder, STAMP } from "../../scripts/build.js";
 import { ROOT_DIR } from "../../src/config.js";
 
 // How operators stop `npm start`: a signal to the npm process must stop the server, never orphan it.
@@ -82,7 +82,7 @@ describe("the compiled service (scripts/build.ts)", () => {
       .filter((file) => !file.endsWith(".d.ts"))
       .map((file) => file.replace(/\.tsx?$/, ".js"))
       .sort();
-    const built = (await filesUnder("dist")).filter((file) => !file.endsWith(".sources.sha256"));
+    const built = (await filesUnder("dist")).filter((file) => path.basename(file) !== STAMP);
     expect(built.map((file) => path.relative("dist", file)).sort()).toEqual(expected);
     for (const file of sources.filter((f) => !/\.tsx?$/.test(f))) {
       expect(await readFile(path.join(DIST_DIR, file)), file).toEqual(
