@@ -3,9 +3,9 @@
 
   /usr/bin/python3 models/training/card.py
 Reads models/training/export-meta.json (export.py), models/training/eval-torch.json (evaluate.py),
-models/training/wise-scan.json (interpolate.py) and the training logs in models/training/logs/, and replaces the
-text between the <!-- runs -->, <!-- choices -->, <!-- facts -->, <!-- torch --> and <!-- wise --> start/end
-markers, so no figure in the card is copied by hand. The served-path section is written by
+models/training/wise-scan.json (interpolate.py), models/training/mixture-scan.json (mixture.py) and the training
+logs in models/training/logs/, and replaces the text between the <!-- runs -->, <!-- choices -->, <!-- facts -->,
+<!-- torch -->, <!-- wise --> and <!-- mixture --> start/end markers, so no figure in the card is copied by hand. The served-path section is written by
 `npm run eval -- --write`.
 """
 import json, os, re
@@ -17,6 +17,7 @@ meta = json.load(open(os.path.join(C.HERE, 'export-meta.json')))
 ev = json.load(open(os.path.join(C.HERE, 'eval-torch.json')))
 cfg = json.load(open(os.path.join(C.MODELS, 'classes.json')))
 wise = json.load(open(os.path.join(C.HERE, 'wise-scan.json')))
+mixture = json.load(open(os.path.join(C.HERE, 'mixture-scan.json')))
 val = meta['val']
 SOURCES = ['lab', 'maize_plantdoc', 'field_ibean', 'white_bg_rice', 'field_plantdoc', 'other_plant', 'non_plant']
 
@@ -59,11 +60,17 @@ def choices():
         table(['leaf crops', 'field', 'lab'], crops)])
 
 
+def origin():
+    if meta['train_minutes'] is not None:
+        return f"EMA weights at {meta['train_minutes']:.0f} training minutes, {meta['train_steps']} steps"
+    return meta['checkpoint_val']['source']
+
+
 def facts():
     v = cfg['views']
     return table(['', 'value', 'meaning'], [
-        ['version', f"`{meta['model_version']}`", f"`{meta['checkpoint']}` (EMA weights at {meta['train_minutes']:.0f} "
-         f"training minutes, {meta['train_steps']} steps), exported {meta['exported_utc']} UTC"],
+        ['version', f"`{meta['model_version']}`", f"`{meta['checkpoint']}` ({origin()}), exported "
+         f"{meta['exported_utc']} UTC"],
         ['size', f"{meta['onnx_mb']} MB", f"ONNX opset {meta['opset']}, sha256 `{meta['onnx_sha256'][:16]}…`"],
         ['input', f"{cfg['input']['size']} px", f"working image {v['working_size']} px, up to {v['leaf_crops']} leaf "
          f"crops (margin {v['margin']}, at least {v['min_side']} of the side, leaves over {v['max_area']} of the "
@@ -122,9 +129,31 @@ def wise_table():
                              f"No alpha met it; the highest field + lab is alpha {wise['chosen']:g}.")])
 
 
+def mixture_table():
+    cols = ('field_plantdoc_crop', 'field_plantdoc', 'field_answered_at_target', 'lab_crop', 'lab',
+            'field_ibean_crop', 'maize_plantdoc_crop', 'white_bg_rice_crop', 'other_plant', 'non_plant')
+    rows = [[r['candidate'] + (' (chosen)' if r['candidate'] == mixture['chosen'] else '')] +
+            [pct(r[k]) for k in cols] for r in mixture['scan']]
+    rule, n = mixture['rule'], mixture['val_photos']
+    return '\n\n'.join([
+        f"`/usr/bin/python3 models/training/mixture.py --out ...` (writes `mixture-scan.json`): field expert "
+        f"{mixture['field']}, lab expert {mixture['lab']}; router fitted on {mixture['router_train_photos']} train "
+        f"photos. Val, centre view as `train.py` reads it ({n['field_plantdoc']} field, {n['lab']} lab, "
+        f"{n['field_ibean']} iBean, {n['other_plant']} other-plant, {n['non_plant']} non-plant photos); the router's "
+        'mean weight on the lab expert per source: ' + ', '.join(
+            f'{k} {v:.3f}' for k, v in mixture['router_mean_on_val'].items()) + '.',
+        table(['candidate', 'field, crop given', 'field', f"field answered at {pct(rule['answered_target'])} right",
+               'lab, crop given', 'lab', 'iBean, crop given', 'maize PlantDoc, crop given', 'rice, crop given',
+               'other plants', 'non-plant'], rows),
+        f"Rule: among the candidates with lab >= {pct(rule['min_lab'])}, iBean >= {pct(rule['min_ibean'])} and field "
+        f"at most {100 * rule['field_slack']:.1f} points under the field model's (val, crop given), the most field photos "
+        f"answered at {pct(rule['answered_target'])} right. " + (
+            f"Chosen: {mixture['chosen']}." if mixture['rule_met'] else 'None met it: the field model alone.')])
+
+
 card = open(CARD).read()
 for name, text in (('runs', runs()), ('choices', choices()), ('facts', facts()), ('torch', torch_table()),
-                   ('wise', wise_table())):
+                   ('wise', wise_table()), ('mixture', mixture_table())):
     card, n = re.subn(rf'(<!-- {name}:start -->\n).*?(<!-- {name}:end -->)',
                       lambda m: m.group(1) + text + '\n' + m.group(2), card, flags=re.S)
     assert n == 1, f'marker {name} missing in {CARD}'

@@ -139,13 +139,69 @@ class Served(nn.Module):
         self.register_buffer('means', torch.as_tensor(means if means is not None else np.zeros((1, 1)), dtype=torch.float32))
 
     def forward(self, input):
-        n = input.shape[0]
-        logits, leaf, feat = self.net(torch.cat([input, input.flip(3)]))
+        return self.read(torch.cat([input, input.flip(3)]))[:3]
+
+    def read(self, both):
+        """both: the views and their mirror images, stacked -> logits, leaf maps, distance, pooled features."""
+        n = both.shape[0] // 2
+        logits, leaf, feat = self.net(both)
         lm = leaf[n:].flip(3)
         lm = torch.cat([lm[:, :1], -lm[:, 1:2], lm[:, 2:]], 1)  # sigmoid(-a) = 1 - sigmoid(a): x offset mirrored
-        z = ((feat[:n] + feat[n:]) / 2) @ self.proj
+        feat = (feat[:n] + feat[n:]) / 2
+        z = feat @ self.proj
         d = ((z.unsqueeze(1) - self.means.unsqueeze(0)) ** 2).sum(-1).min(1).values
-        return (logits[:n] + logits[n:]) / 2, (leaf[:n] + lm) / 2, d
+        return (logits[:n] + logits[n:]) / 2, (leaf[:n] + lm) / 2, d, feat
+
+
+class Mixture(Served):
+    """Served, with a second expert for the leaf classes (mixture.py): the model trained and served at `lab_size`
+    before the field fine-tune, reading the same views shrunk inside the graph, and a router on the field
+    expert's pooled features, r = sigmoid(w.f + b), g = beta + (1 - beta) r. The leaf-class probabilities (each
+    expert at its own temperature, renormalised over the leaf classes) are mixed g lab + (1 - g) field, scaled
+    by the field expert's leaf mass; other_plant and non_plant stay the field expert's. `logits` are the log of
+    that distribution, so softmax(logits / T) still gives probabilities; leaf maps and distance are unchanged."""
+
+    def __init__(self, net, lab, mix, proj=None, means=None):
+        super().__init__(net, proj, means)
+        self.lab = lab
+        self.lab_size = int(mix['lab_size'])
+        self.n_leaf = int(mix['n_leaf'])  # the leaf classes come first, then other_plant and non_plant
+        for k in ('router_w', 'router_b', 'beta', 't_field', 't_lab', 'lab_rows'):
+            self.register_buffer(k, torch.as_tensor(mix[k]))
+
+    def forward(self, input):
+        both = torch.cat([input, input.flip(3)])
+        logits, leaf, d, feat = self.read(both)
+        small = nn.functional.interpolate(both, size=(self.lab_size, self.lab_size), mode='bilinear',
+                                          align_corners=False)
+        zl = self.lab(small)[0]
+        n = input.shape[0]
+        zl = ((zl[:n] + zl[n:]) / 2).index_select(1, self.lab_rows)
+        g = self.beta + (1 - self.beta) * torch.sigmoid(feat @ self.router_w + self.router_b)
+        pf = torch.softmax(logits / self.t_field, 1)
+        leaf_mass = pf[:, :self.n_leaf].sum(1, keepdim=True)
+        mixed = (g.unsqueeze(1) * torch.softmax(zl / self.t_lab, 1)
+                 + (1 - g.unsqueeze(1)) * pf[:, :self.n_leaf] / leaf_mass)
+        p = torch.cat([leaf_mass * mixed, pf[:, self.n_leaf:]], 1)
+        return torch.log(p.clamp_min(1e-12)), leaf, d
+
+
+def served_for(net, ck, proj=None, means=None):
+    """What the service runs for a checkpoint: Served, or Mixture when mixture.py wrote it."""
+    mix = ck.get('mixture')
+    if mix is None:
+        return Served(net, proj, means).eval()
+    return Mixture(net, net_from_state(mix['lab_model'], mix['lab_classes'], mix['lab_args']), mix, proj,
+                   means).eval()
+
+
+def net_from_state(state, classes, run_args):
+    """A LeafNet in eval mode from weights that may lack the leaf finder (the model before the field model had
+    none: from_onnx.py leaves it out)."""
+    net = net_for(classes, run_args)
+    missing, unexpected = net.load_state_dict(state, strict=False)
+    assert not unexpected and all(k.startswith('leaf.') for k in missing), (missing, unexpected)
+    return net.eval()
 
 
 @torch.no_grad()

@@ -87,7 +87,7 @@ cov += 1e-3 * np.trace(cov) / len(cov) * np.eye(len(cov))  # shrinkage: 3,000 ph
 ev, evec = np.linalg.eigh(cov)
 top = np.argsort(-ev)[:args.dims]
 proj = evec[:, top] / np.sqrt(ev[top])
-served = C.Served(net, proj, means @ proj).eval()
+served = C.served_for(net, ck, proj, means @ proj)
 np.savez(os.path.join(os.path.dirname(os.path.abspath(args.ckpt)), 'distance.npz'), proj=proj, means=means @ proj)
 
 # ---------------------------------------------------------------- ONNX

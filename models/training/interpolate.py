@@ -42,11 +42,7 @@ torch.set_num_threads(2)
 
 def load(path):
     ck = torch.load(path, map_location='cpu', weights_only=False)
-    net = C.net_for(ck['classes'], ck['args'])
-    missing, unexpected = net.load_state_dict(ck['model'], strict=False)
-    # the model before the field model has no leaf finder (from_onnx.py leaves it out)
-    assert not unexpected and all(k.startswith('leaf.') for k in missing), (missing, unexpected)
-    return net.eval(), ck
+    return C.net_from_state(ck['model'], ck['classes'], ck['args']), ck
 
 
 @torch.no_grad()
