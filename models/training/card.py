@@ -5,8 +5,8 @@
 Reads models/training/export-meta.json (export.py), models/training/eval-torch.json (evaluate.py),
 models/training/wise-scan.json (interpolate.py), models/training/mixture-scan.json (mixture.py) and the training
 logs in models/training/logs/, and replaces the text between the <!-- runs -->, <!-- choices -->, <!-- facts -->,
-<!-- torch -->, <!-- wise --> and <!-- mixture --> start/end markers, so no figure in the card is copied by hand. The served-path section is written by
-`npm run eval -- --write`.
+<!-- torch -->, <!-- wise --> and <!-- mixture --> start/end markers, so no figure in the card is copied by hand.
+The served-path section is written by `npm run eval -- --write`.
 """
 import json, os, re
 import common as C
@@ -146,8 +146,8 @@ def mixture_table():
                'lab, crop given', 'lab', 'iBean, crop given', 'maize PlantDoc, crop given', 'rice, crop given',
                'other plants', 'non-plant'], rows),
         f"Rule: among the candidates with lab >= {pct(rule['min_lab'])}, iBean >= {pct(rule['min_ibean'])} and field "
-        f"at most {100 * rule['field_slack']:.1f} points under the field model's (val, crop given), the most field photos "
-        f"answered at {pct(rule['answered_target'])} right. " + (
+        f"at most {100 * rule['field_slack']:.1f} points under the field model's (val, crop given), the most field "
+        f"photos answered at {pct(rule['answered_target'])} right. " + (
             f"Chosen: {mixture['chosen']}." if mixture['rule_met'] else 'None met it: the field model alone.')])
 
 

@@ -170,20 +170,28 @@ class Mixture(Served):
             self.register_buffer(k, torch.as_tensor(mix[k]))
 
     def forward(self, input):
+        logits, leaf, d, feat, zl = self.experts(input)
+        g = self.beta + (1 - self.beta) * torch.sigmoid(feat @ self.router_w + self.router_b)
+        return torch.log(self.mix(logits, zl, g).clamp_min(1e-12)), leaf, d
+
+    def experts(self, input):
+        """-> the field expert's logits, leaf maps, distance and pooled features, and the lab expert's logits over
+        the leaf classes; each on the views and their mirror images, averaged."""
         both = torch.cat([input, input.flip(3)])
         logits, leaf, d, feat = self.read(both)
-        small = nn.functional.interpolate(both, size=(self.lab_size, self.lab_size), mode='bilinear',
-                                          align_corners=False)
-        zl = self.lab(small)[0]
+        zl = self.lab(nn.functional.interpolate(both, size=(self.lab_size, self.lab_size), mode='bilinear',
+                                                align_corners=False))[0]
         n = input.shape[0]
-        zl = ((zl[:n] + zl[n:]) / 2).index_select(1, self.lab_rows)
-        g = self.beta + (1 - self.beta) * torch.sigmoid(feat @ self.router_w + self.router_b)
+        return logits, leaf, d, feat, ((zl[:n] + zl[n:]) / 2).index_select(1, self.lab_rows)
+
+    def mix(self, logits, zl, g):
+        """The mixed class probabilities for the router's weight g [N] on the lab expert."""
         pf = torch.softmax(logits / self.t_field, 1)
-        leaf_mass = pf[:, :self.n_leaf].sum(1, keepdim=True)
-        mixed = (g.unsqueeze(1) * torch.softmax(zl / self.t_lab, 1)
-                 + (1 - g.unsqueeze(1)) * pf[:, :self.n_leaf] / leaf_mass)
-        p = torch.cat([leaf_mass * mixed, pf[:, self.n_leaf:]], 1)
-        return torch.log(p.clamp_min(1e-12)), leaf, d
+        k, g = self.n_leaf, g.unsqueeze(1)
+        leaf_mass = pf[:, :k].sum(1, keepdim=True)
+        # the field expert's leaf probabilities are its share already: no division by a mass that may underflow
+        leaf = g * leaf_mass * torch.softmax(zl / self.t_lab, 1) + (1 - g) * pf[:, :k]
+        return torch.cat([leaf, pf[:, k:]], 1)
 
 
 def served_for(net, ck, proj=None, means=None):
@@ -255,18 +263,27 @@ def field_score(ve):
 
 @torch.no_grad()
 def evaluate(model, X, y, kind, classes):
-    """Val as the service reads it (centre view at the serving size, mirror average): accuracy per source over
-    all classes, and with the crop given (argmax within the true crop's classes) for the leaf sources."""
+    """Val as the service reads it (centre view at the serving size, mirror average): source_accuracy."""
     model.eval()
     # channels-last: about 2x faster on CPU for these depthwise networks, the same eager maths
     served = Served(model).to(memory_format=torch.channels_last)
     lg = torch.cat([served(to_input(X[i:i + 200]).contiguous(memory_format=torch.channels_last))[0]
                     for i in range(0, len(X), 200)]).numpy()
-    pred = lg.argmax(1)
-    # other_plant and non_plant are their own "crop"
+    return source_accuracy(lg, y, kind, classes)
+
+
+def same_crop(y, classes):
+    """[N, K]: which classes belong to the crop of each photo's true class (other_plant and non_plant are their
+    own "crop"): the classes a stated crop narrows to."""
     crop_of = np.array([c.split('__')[0] for c in classes])
-    same = crop_of[None, :] == crop_of[y][:, None]
-    pred_crop = np.where(same, lg, -np.inf).argmax(1)
+    return crop_of[None, :] == crop_of[y][:, None]
+
+
+def source_accuracy(scores, y, kind, classes):
+    """Accuracy per source over all classes, and with the crop given (argmax within the true crop's classes) for
+    the leaf sources; scores [N, K] are logits or probabilities."""
+    pred = scores.argmax(1)
+    pred_crop = np.where(same_crop(y, classes), scores, -np.inf).argmax(1)
     res = {}
     for k in sorted(set(kind)):
         mk = kind == k

@@ -4,8 +4,9 @@
   /usr/bin/python3 models/training/export.py --ckpt models/training/runs/main/best.pt
 
 * ONNX (opset 17): input `input` float32 [N,3,S,S] (dynamic N); outputs `logits` [N,K], `leaf` [N,5,S/16,S/16]
-  and `distance` [N] (common.Served: the network on the image and its mirror image, averaged, and the squared
-  Mahalanobis distance of the pooled features to the nearest training class).
+  and `distance` [N] (common.served_for: Served, the network on the image and its mirror image, averaged, and the
+  squared Mahalanobis distance of the pooled features to the nearest training class; or Mixture, mixture.py's two
+  experts, whose distance is the field expert's).
 * Distance: class means and one shared covariance of the pooled features of up to --per-class train photos of
   each leaf class and other_plant (not non_plant), whitened to the --dims strongest directions.
 * On the val split, read as the service reads it (views.py), in this order:

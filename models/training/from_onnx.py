@@ -10,8 +10,9 @@ checkpoint of the run that made them.
   /usr/bin/python3 models/training/train.py --init models/training/runs/shipped/best.pt ...
 The field model was fine-tuned from the model shipped before it (mnv3s-cam144flip-ft-ep15, commit b8e4b11):
 its class activation head and features are rebuilt here; the leaf finder is new and starts untrained. A field
-model's file (outputs `logits`, `leaf`, `distance`) gives its leaf finder too, and its distance (`proj`, class
-means) goes to distance.npz beside the checkpoint, as export.py writes it.
+model's file (outputs `logits`, `leaf`, `distance`; d17553b) gives its leaf finder too, and its distance (`proj`,
+class means) goes to distance.npz beside the checkpoint, as export.py writes it. The two-expert files shipped since
+(common.Mixture) hold two networks: rebuild each expert from its own file instead.
 
 Checked against the file itself: --check val photos go through ONNX Runtime (models/eval/onnx-outputs.ts, so
 the repository's npm packages must be installed) and through the rebuilt checkpoint as common.Served runs it;

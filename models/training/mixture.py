@@ -6,7 +6,8 @@ served at 144 px: lab 98.5 %, iBean 94.9 % on val, but 31.9 % on field photos), 
   /usr/bin/python3 models/training/mixture.py --field-classes /tmp/field-classes.json \
       --lab-classes /tmp/prev-classes.json --out models/training/runs/mixture/best.pt   # val only, ~3 min
   /usr/bin/python3 models/training/export.py --ckpt models/training/runs/mixture/best.pt ...
---field and --lab are checkpoints rebuilt from the two ONNX files by from_onnx.py (models/training/README.md).
+--field and --lab are checkpoints: the field model's (train.py's, or rebuilt from its ONNX file by from_onnx.py) and
+the 144 px model's, rebuilt by from_onnx.py (models/training/README.md has the commands behind the shipped model).
 
 How a photo is read (common.Mixture, one ONNX graph; the service's input stays the 224 px view):
 * the field expert as before: logits, leaf maps, pooled features, distance;
@@ -39,7 +40,7 @@ import torch.nn.functional as F
 import common as C
 
 p = argparse.ArgumentParser()
-p.add_argument('--field', default=os.path.join(C.RUNS, 'field', 'best.pt'), help='from_onnx.py of the field model')
+p.add_argument('--field', default=os.path.join(C.RUNS, 'field', 'best.pt'), help='the field model\'s checkpoint')
 p.add_argument('--lab', default=os.path.join(C.RUNS, 'shipped', 'best.pt'), help='from_onnx.py of the 144 px model')
 # each expert's classes.json, for its temperature and input size (models/classes.json is the mixture's once exported)
 p.add_argument('--field-classes', required=True)
@@ -61,61 +62,50 @@ field_net, ck_f = C.load_checkpoint(args.field)
 ck_l = torch.load(args.lab, map_location='cpu', weights_only=False)
 lab_net = C.net_from_state(ck_l['model'], ck_l['classes'], ck_l['args'])
 classes, lab_classes = ck_f['classes'], ck_l['classes']
-T_f = json.load(open(args.field_classes))['temperature']
-T_l = json.load(open(args.lab_classes))['temperature']
+field_cfg, lab_cfg = json.load(open(args.field_classes)), json.load(open(args.lab_classes))
 LEAF = [i for i, c in enumerate(classes) if c not in (C.OTHER, C.NON_PLANT)]
-LAB_ROWS = [lab_classes.index(classes[i]) for i in LEAF]
-LAB_SIZE = json.load(open(args.lab_classes))['input']['size']
+assert LEAF == list(range(len(LEAF))), 'common.Mixture needs the leaf classes first'
+# the lab expert's leaf finder was never trained (from_onnx.py leaves it out): not carried
+lab_state = {k: v for k, v in lab_net.state_dict().items() if not k.startswith('leaf.')}
+mix_cfg = {'lab_model': lab_state, 'lab_classes': lab_classes, 'lab_args': ck_l['args'],
+           'lab_size': lab_cfg['input']['size'], 'n_leaf': len(LEAF),
+           'lab_rows': torch.tensor([lab_classes.index(classes[i]) for i in LEAF]),
+           'router_w': torch.zeros(C.out_channels(field_net.features)), 'router_b': torch.tensor(0.0),
+           'beta': torch.tensor(0.0), 't_field': torch.tensor(float(field_cfg['temperature'])),
+           't_lab': torch.tensor(float(lab_cfg['temperature']))}
+experts = C.served_for(field_net, {'mixture': mix_cfg})
+
+
+def source(ck, path):
+    return ck['val'].get('source') or os.path.relpath(path, C.MODELS)
 
 
 @torch.no_grad()
 def expert_outputs(u8, batch=100):
-    """Field logits, pooled features and lab logits on the view shrunk in-graph, each mirror-averaged."""
-    zf, ff, zl = [], [], []
-    for i in range(0, len(u8), batch):
-        x = C.to_input(u8[i:i + batch])
-        xx = torch.cat([x, x.flip(3)])
-        lg, _, f = field_net(xx)
-        n = len(x)
-        zf.append((lg[:n] + lg[n:]) / 2); ff.append((f[:n] + f[n:]) / 2)
-        small = F.interpolate(xx, size=(LAB_SIZE, LAB_SIZE), mode='bilinear', align_corners=False)
-        ll = lab_net(small)[0]
-        zl.append((ll[:n] + ll[n:]) / 2)
-    return torch.cat(zf).numpy(), torch.cat(ff).numpy(), torch.cat(zl).numpy()
+    """The field expert's logits and pooled features and the lab expert's logits (common.Mixture.experts)."""
+    out = [experts.experts(C.to_input(u8[i:i + batch])) for i in range(0, len(u8), batch)]
+    return tuple(torch.cat([o[k] for o in out]) for k in (0, 3, 4))
 
 
-def softmax(z):
-    z = z - z.max(-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(-1, keepdims=True)
-
-
-def mix(zf, zl, g):
-    pf, pl = softmax(zf / T_f), softmax(zl / T_l)
-    mass = pf[:, LEAF].sum(1, keepdims=True)
-    qf = pf[:, LEAF] / mass
-    ql = pl[:, LAB_ROWS] / pl[:, LAB_ROWS].sum(1, keepdims=True)
-    out = pf.copy()
-    out[:, LEAF] = mass * (g[:, None] * ql + (1 - g[:, None]) * qf)
-    return out
-
-
+@torch.no_grad()
 def fit_router(feats, target, l2=1e-3):
+    """Logistic regression (L2, standardised features) -> weights and bias on the raw features."""
+    feats = feats.double()
     mu, sd = feats.mean(0), feats.std(0) + 1e-6
-    X = torch.as_tensor((feats - mu) / sd, dtype=torch.float64)
-    t = torch.as_tensor(target, dtype=torch.float64)
+    X, t = (feats - mu) / sd, torch.as_tensor(target, dtype=torch.float64)
     w = torch.zeros(X.shape[1], dtype=torch.float64, requires_grad=True)
     b = torch.zeros((), dtype=torch.float64, requires_grad=True)
     opt = torch.optim.LBFGS([w, b], max_iter=500, line_search_fn='strong_wolfe')
 
     def closure():
         opt.zero_grad()
-        loss = F.binary_cross_entropy_with_logits(X @ w + b, t) + l2 * (w ** 2).sum()
-        loss.backward()
+        with torch.enable_grad():
+            loss = F.binary_cross_entropy_with_logits(X @ w + b, t) + l2 * (w ** 2).sum()
+            loss.backward()
         return loss
     opt.step(closure)
-    w_raw = w.detach().numpy() / sd
-    return w_raw, float(b.detach()) - float(mu @ w_raw)
+    w_raw = w.detach() / sd
+    return w_raw.float(), float(b.detach() - mu @ w_raw)
 
 
 def answered_share(conf, right):
@@ -130,19 +120,13 @@ def answered_share(conf, right):
 
 
 def metrics(P, y, kind):
-    pred = P.argmax(1)
-    crop_of = np.array([c.split('__')[0] for c in classes])
-    same = crop_of[None, :] == crop_of[y][:, None]
-    pred_crop = np.where(same, P, -1).argmax(1)
-    top = np.where(same, P, 0).max(1) / np.where(same, P, 0).sum(1)
-    res = {'field_answered_at_target': answered_share(top[kind == 'field_plantdoc'],
-                                                      pred_crop[kind == 'field_plantdoc'] == y[kind == 'field_plantdoc'])}
-    for k in sorted(set(kind)):
-        mk = kind == k
-        res[k] = float((pred[mk] == y[mk]).mean())
-        if k not in (C.NON_PLANT, C.OTHER):
-            res[k + '_crop'] = float((pred_crop[mk] == y[mk]).mean())
-    return res
+    """C.source_accuracy, and the field photos' answered share at --answered-target (crop given)."""
+    narrowed = np.where(C.same_crop(y, classes), P, 0)
+    field = kind == 'field_plantdoc'
+    top = narrowed.max(1) / narrowed.sum(1)
+    right = narrowed.argmax(1) == y
+    return {'field_answered_at_target': answered_share(top[field], right[field]),
+            **C.source_accuracy(P, y, kind, classes)}
 
 
 def router_photos():
@@ -160,14 +144,13 @@ def router_photos():
 
 
 router_rows, Xr = router_photos()
-_, fr, _ = expert_outputs(Xr)
 is_lab = np.array([r['source_kind'] == 'lab' for r in router_rows], dtype=np.float64)
-w, b = fit_router(fr, is_lab)
+w, b = fit_router(expert_outputs(Xr)[1], is_lab)
 print(f'router fitted on {len(router_rows)} train photos ({int(is_lab.sum())} lab)', flush=True)
 
-val_rows, Xva, y, kind = C.val_set(classes=classes)
+_, Xva, y, kind = C.val_set(classes=classes)
 zf, fv, zl = expert_outputs(Xva)
-r = 1 / (1 + np.exp(-(fv @ w + b)))
+r = torch.sigmoid(fv @ w + b)
 router_mean = {k: float(r[kind == k].mean()) for k in sorted(set(kind))}
 print('router on val, mean r per source:', {k: round(v, 3) for k, v in router_mean.items()})
 # (name, beta, router used); g = beta + (1 - beta) r with the router, beta without
@@ -177,8 +160,9 @@ cands += [(f'constant {c:g}', c, False) for c in map(float, args.constants.split
 cands += [('lab model alone', 1.0, False)]
 scan = []
 for name, beta, routed in cands:
-    g = beta + (1 - beta) * r if routed else np.full(len(y), beta)
-    res = {'candidate': name, 'beta': beta, 'router': routed, **metrics(mix(zf, zl, g), y, kind)}
+    g = beta + (1 - beta) * r if routed else torch.full((len(y),), beta)
+    res = {'candidate': name, 'beta': beta, 'router': routed,
+           **metrics(experts.mix(zf, zl, g).numpy(), y, kind)}
     scan.append(res)
     print(' '.join(f'{k}={v:.4f}' if isinstance(v, float) else f'{k}={v}' for k, v in res.items()), flush=True)
 base = scan[0]['field_plantdoc_crop']
@@ -186,7 +170,7 @@ ok = [s for s in scan[1:-1] if s['lab_crop'] >= args.min_lab and s['field_ibean_
       and s['field_plantdoc_crop'] >= base - args.field_slack]
 chosen = max(ok, key=lambda s: (s['field_answered_at_target'], s['field_plantdoc_crop'])) if ok else scan[0]
 print('chosen:', chosen['candidate'], '(rule met)' if ok else '(no candidate meets the rule: nothing written)')
-json.dump({'field': ck_f['val'].get('source'), 'lab': ck_l['val'].get('source'), 'rule': {
+json.dump({'field': source(ck_f, args.field), 'lab': source(ck_l, args.lab), 'rule': {
     'min_lab': args.min_lab, 'min_ibean': args.min_ibean, 'field_slack': args.field_slack,
     'answered_target': args.answered_target}, 'rule_met': bool(ok),
     'chosen': chosen['candidate'], 'router_train_photos': len(router_rows), 'router_mean_on_val': router_mean,
@@ -195,21 +179,17 @@ json.dump({'field': ck_f['val'].get('source'), 'lab': ck_l['val'].get('source'),
 print('wrote', args.json)
 
 if ok and args.out:
-    mix_cfg = {'lab_model': lab_net.state_dict(), 'lab_classes': lab_classes, 'lab_args': ck_l['args'],
-               'lab_size': LAB_SIZE, 'n_leaf': len(LEAF), 'lab_rows': torch.tensor(LAB_ROWS),
-               'router_w': torch.tensor(w if chosen['router'] else np.zeros_like(w), dtype=torch.float32),
-               'router_b': torch.tensor(b if chosen['router'] else -50.0, dtype=torch.float32),
-               'beta': torch.tensor(chosen['beta'], dtype=torch.float32),
-               't_field': torch.tensor(T_f, dtype=torch.float32), 't_lab': torch.tensor(T_l, dtype=torch.float32)}
+    mix_cfg.update(router_w=w if chosen['router'] else torch.zeros_like(w),
+                   router_b=torch.tensor(b if chosen['router'] else -50.0), beta=torch.tensor(chosen['beta']))
     ck = {'model': field_net.state_dict(), 'ema': None, 'classes': classes, 'args': ck_f['args'], 'mixture': mix_cfg,
-          'val': {'source': f'{chosen["candidate"]}: {ck_f["val"].get("source")} with {ck_l["val"].get("source")} '
+          'val': {'source': f'{chosen["candidate"]}: {source(ck_f, args.field)} with {source(ck_l, args.lab)} '
                             '(models/training/mixture.py)', **{k: v for k, v in chosen.items() if k != 'candidate'}}}
-    # the graph must give what the scan measured
+    # the graph, rebuilt from the checkpoint, must give what the scan measured
     served = C.served_for(field_net, ck)
     with torch.no_grad():
-        lg = torch.cat([served(C.to_input(Xva[i:i + 100]))[0] for i in range(0, len(Xva), 100)]).numpy()
-    g = chosen['beta'] + (1 - chosen['beta']) * r if chosen['router'] else np.full(len(y), chosen['beta'])
-    gap = float(np.abs(np.exp(lg) - mix(zf, zl, g)).max())
+        lg = torch.cat([served(C.to_input(Xva[i:i + 100]))[0] for i in range(0, len(Xva), 100)])
+    g = chosen['beta'] + (1 - chosen['beta']) * r if chosen['router'] else torch.full((len(y),), chosen['beta'])
+    gap = float((lg.exp() - experts.mix(zf, zl, g)).abs().max())
     assert gap < 1e-4, gap
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     torch.save(ck, args.out)
