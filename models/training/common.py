@@ -335,6 +335,18 @@ def MANIFEST_BOXES():
     return _boxes
 
 
+def views_cache(name, files):
+    """uint8 serving-rule views [N, SIZE, SIZE, 3] of these dataset files, kept in data/<name>.npz beside their
+    file list and rebuilt when the list changes."""
+    os.makedirs(DATA, exist_ok=True)
+    path = os.path.join(DATA, f'{name}.npz')
+    if os.path.exists(path) and list(np.load(path)['files']) == list(files):
+        return np.load(path)['X']
+    X = np.stack([preprocess_uint8(os.path.join(ROOT, f)) for f in files])
+    np.savez(path, X=X, files=np.array(files))
+    return X
+
+
 def eval_cache(split_name, rows=None, size=SIZE):
     """uint8 cache of the serving-rule size x size crops for one split (val/test/train), built once."""
     os.makedirs(DATA, exist_ok=True)

@@ -72,12 +72,7 @@ for c in classes:
         continue
     rs = [r for r in rows if r['split'] == 'train' and r['label'] == c]
     fit_rows += [rs[i] for i in sorted(rng.permutation(len(rs))[:args.per_class])]
-fit_cache = os.path.join(C.DATA, f'fit_{args.per_class}_{C.SIZE}.npz')
-if os.path.exists(fit_cache) and list(np.load(fit_cache)['files']) == [r['file'] for r in fit_rows]:
-    Xfit = np.load(fit_cache)['X']
-else:
-    Xfit = np.stack([C.preprocess_uint8(os.path.join(C.ROOT, r['file'])) for r in fit_rows])
-    np.savez(fit_cache, X=Xfit, files=np.array([r['file'] for r in fit_rows]))
+Xfit = C.views_cache(f'fit_{args.per_class}_{C.SIZE}', [r['file'] for r in fit_rows])
 F_ = pooled(Xfit)
 yf = np.array([classes.index(r['label']) for r in fit_rows])
 labels = sorted(set(yf.tolist()))

@@ -134,13 +134,7 @@ def router_photos():
     train_rows = [r for r in rows if r['split'] == 'train']
     keep = C.per_source(train_rows, args.router_per_source, seed=0)
     chosen = [r for r, k in zip(train_rows, keep) if k]
-    files = [r['file'] for r in chosen]
-    cache = os.path.join(C.DATA, f'router_{args.router_per_source}_{C.SIZE}.npz')
-    if os.path.exists(cache) and list(np.load(cache)['files']) == files:
-        return chosen, np.load(cache)['X']
-    X = np.stack([C.preprocess_uint8(os.path.join(C.ROOT, f)) for f in files])
-    np.savez(cache, X=X, files=np.array(files))
-    return chosen, X
+    return chosen, C.views_cache(f'router_{args.router_per_source}_{C.SIZE}', [r['file'] for r in chosen])
 
 
 router_rows, Xr = router_photos()
