@@ -44,6 +44,10 @@ export function createRedis(
     down = true;
     problem(error);
   });
+  // A connection lost and back before a reconnect attempt fails raises no error: an outage all the same.
+  redis.on("close", () => {
+    down = true;
+  });
   redis.on("ready", () => {
     if (down) logger.info({ redis: options.name }, "redis connection restored");
     down = false;
