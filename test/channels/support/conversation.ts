@@ -43,8 +43,15 @@ abstract class Farmer implements Conversation {
     this.languages.push({ at: Date.now(), language });
   }
 
-  languageAt(at: number): Language {
-    return this.languages.filter((l) => l.at <= at).at(-1)!.language;
+  /** The language replies are expected in now: a USSD screen is the answer to the input just typed. */
+  protected current(): Language {
+    return this.languages.at(-1)!.language;
+  }
+
+  private languageAt(at: number): Language {
+    // A change applies to replies after it: expect() follows the reply it was waiting for, which the stand-in
+    // may have stamped in the same millisecond.
+    return this.languages.filter((l, i) => i === 0 || l.at < at).at(-1)!.language;
   }
 
   /** Every message the provider's stand-in took for this farmer's number or chat. */
@@ -354,7 +361,7 @@ export class AfricasTalkingFarmer extends Farmer {
         input: i === 0 ? "*384*1234#" : inputs[i - 1]!,
         screen: screen.text,
         end,
-        language: this.languageAt(at),
+        language: this.current(),
       });
       if (end) break;
     }
