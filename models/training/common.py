@@ -14,18 +14,26 @@ SPLIT = os.path.join(HERE, 'split.csv')
 DATA = os.path.join(HERE, 'data')
 RUNS = os.path.join(HERE, 'runs')
 TRAIN_SIZE = 160  # training crops
-SIZE = 224        # serving input: chosen on val (view_sweep.py), above the training size as FixRes predicts
+SIZE = 224        # serving input of a checkpoint that names none (checkpoint_size): chosen on val, above the training size as FixRes predicts
 WORKING = 256     # the working image the leaf crops are cut from (same field of view as the centre view)
 OTHER = 'other_plant'
 NON_PLANT = 'non_plant'
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
-RESIZE_RULE = (f'resize so the shorter side is {SIZE} px (bilinear with antialiasing, i.e. a triangle filter scaled to '
-               f'the reduction; the longer side becomes round(long*{SIZE}/short)), then centre-crop {SIZE}x{SIZE} '
-               f'(left=ceil((w-{SIZE})/2), top=ceil((h-{SIZE})/2)), as sharp does; sharp: resize({{width:{SIZE},'
-               f'height:{SIZE},fit:"cover",position:"centre",kernel:"linear"}}) after .rotate() for EXIF orientation; '
-               'then RGB, /255, (x-mean)/std, NCHW float32. The graph runs the network on the image and on its mirror '
-               'image and averages the two (logits, and the leaf maps with the mirrored one flipped back).')
+def resize_rule(size):
+    """The serving rule at `size` px, as classes.json states it for the service."""
+    return (f'resize so the shorter side is {size} px (bilinear with antialiasing, i.e. a triangle filter scaled to '
+            f'the reduction; the longer side becomes round(long*{size}/short)), then centre-crop {size}x{size} '
+            f'(left=ceil((w-{size})/2), top=ceil((h-{size})/2)), as sharp does; sharp: resize({{width:{size},'
+            f'height:{size},fit:"cover",position:"centre",kernel:"linear"}}) after .rotate() for EXIF orientation; '
+            'then RGB, /255, (x-mean)/std, NCHW float32. The graph runs the network on the image and on its mirror '
+            'image and averages the two (logits, and the leaf maps with the mirrored one flipped back).')
+
+
+def checkpoint_size(ck):
+    """The serving size a checkpoint is read at: its own `size` (snapshots.py --size, kept by mixture.py), else
+    SIZE."""
+    return int(ck.get('size', SIZE))
 
 
 def read_split():
@@ -147,10 +155,16 @@ class Served(nn.Module):
         logits, leaf, feat = self.net(both)
         lm = leaf[n:].flip(3)
         lm = torch.cat([lm[:, :1], -lm[:, 1:2], lm[:, 2:]], 1)  # sigmoid(-a) = 1 - sigmoid(a): x offset mirrored
-        feat = (feat[:n] + feat[n:]) / 2
+        return self.with_distance((logits[:n] + logits[n:]) / 2, (leaf[:n] + lm) / 2, (feat[:n] + feat[n:]) / 2)
+
+    def read_once(self, views):
+        """read without the mirror images (the network's output on the views alone)."""
+        return self.with_distance(*self.net(views))
+
+    def with_distance(self, logits, leaf, feat):
         z = feat @ self.proj
         d = ((z.unsqueeze(1) - self.means.unsqueeze(0)) ** 2).sum(-1).min(1).values
-        return (logits[:n] + logits[n:]) / 2, (leaf[:n] + lm) / 2, d, feat
+        return logits, leaf, d, feat
 
 
 class Mixture(Served):
@@ -165,6 +179,7 @@ class Mixture(Served):
         super().__init__(net, proj, means)
         self.lab = lab
         self.lab_size = int(mix['lab_size'])
+        self.field_mirror = field_mirror(mix)
         self.n_leaf = int(mix['n_leaf'])  # the leaf classes come first, then other_plant and non_plant
         for k in ('router_w', 'router_b', 'beta', 't_field', 't_lab', 'lab_rows'):
             self.register_buffer(k, torch.as_tensor(mix[k]))
@@ -176,9 +191,10 @@ class Mixture(Served):
 
     def experts(self, input):
         """-> the field expert's logits, leaf maps, distance and pooled features, and the lab expert's logits over
-        the leaf classes; each on the views and their mirror images, averaged."""
+        the leaf classes; each on the views and their mirror images, averaged (the field expert on the views alone
+        where the mixture says so: field_mirror)."""
         both = torch.cat([input, input.flip(3)])
-        logits, leaf, d, feat = self.read(both)
+        logits, leaf, d, feat = self.read(both) if self.field_mirror else self.read_once(input)
         zl = self.lab(nn.functional.interpolate(both, size=(self.lab_size, self.lab_size), mode='bilinear',
                                                 align_corners=False))[0]
         n = input.shape[0]
@@ -192,6 +208,12 @@ class Mixture(Served):
         # the field expert's leaf probabilities are its share already: no division by a mass that may underflow
         leaf = g * leaf_mass * torch.softmax(zl / self.t_lab, 1) + (1 - g) * pf[:, :k]
         return torch.cat([leaf, pf[:, k:]], 1)
+
+
+def field_mirror(mix):
+    """Whether a mixture's field expert also reads the mirror images (mixture.py --no-field-mirror: half its
+    cost); a model without a mixture always does."""
+    return bool(mix.get('field_mirror', True)) if mix else True
 
 
 def served_for(net, ck, proj=None, means=None):
@@ -335,14 +357,14 @@ def MANIFEST_BOXES():
     return _boxes
 
 
-def views_cache(name, files):
-    """uint8 serving-rule views [N, SIZE, SIZE, 3] of these dataset files, kept in data/<name>.npz beside their
+def views_cache(name, files, size=SIZE):
+    """uint8 serving-rule views [N, size, size, 3] of these dataset files, kept in data/<name>.npz beside their
     file list and rebuilt when the list changes."""
     os.makedirs(DATA, exist_ok=True)
     path = os.path.join(DATA, f'{name}.npz')
     if os.path.exists(path) and list(np.load(path)['files']) == list(files):
         return np.load(path)['X']
-    X = np.stack([preprocess_uint8(os.path.join(ROOT, f)) for f in files])
+    X = np.stack([preprocess_uint8(os.path.join(ROOT, f), size) for f in files])
     np.savez(path, X=X, files=np.array(files))
     return X
 

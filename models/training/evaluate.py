@@ -27,6 +27,8 @@ net, ck = C.load_checkpoint(ckpt)
 dz = np.load(os.path.join(os.path.dirname(ckpt), 'distance.npz'))
 served = C.served_for(net, ck, dz['proj'], dz['means'])
 classes = cfg['classes']
+size = cfg['input']['size']
+assert size == C.checkpoint_size(ck), 'classes.json and the checkpoint name different input sizes'
 rules = Rules(classes, cfg)
 params = {'leaf_threshold': cfg['leaves']['threshold'], 'leaf_crops': cfg['views']['leaf_crops'],
           'margin': cfg['views']['margin'], 'max_area': cfg['views']['max_area'],
@@ -34,7 +36,7 @@ params = {'leaf_threshold': cfg['leaves']['threshold'], 'leaf_crops': cfg['views
 SECONDARY = 0.15  # src/diagnosis/result.ts SECONDARY_DIAGNOSIS_FLOOR
 
 rows = C.read_split()
-test_rows, X = C.eval_cache('test', rows)
+test_rows, X = C.eval_cache('test', rows, size)
 if args.limit:
     keep = C.per_source(test_rows, args.limit)
     test_rows, X = [r for r, k in zip(test_rows, keep) if k], X[keep]

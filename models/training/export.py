@@ -50,6 +50,7 @@ torch.set_num_threads(2)
 
 net, ck = C.load_checkpoint(args.ckpt)
 classes = ck['classes']
+size = C.checkpoint_size(ck)
 rows = C.read_split()
 NP, OT = classes.index(C.NON_PLANT), classes.index(C.OTHER)
 
@@ -60,7 +61,8 @@ def pooled(u8):
     out = []
     for i in range(0, len(u8), 128):
         x = C.to_input(u8[i:i + 128])
-        f = (net(x)[2] + net(x.flip(3))[2]) / 2
+        # the features the graph measures the distance on: mirror-averaged unless the mixture reads views alone
+        f = (net(x)[2] + net(x.flip(3))[2]) / 2 if C.field_mirror(ck.get('mixture')) else net(x)[2]
         out.append(f)
     return torch.cat(out).numpy().astype(np.float64)
 
@@ -72,7 +74,7 @@ for c in classes:
         continue
     rs = [r for r in rows if r['split'] == 'train' and r['label'] == c]
     fit_rows += [rs[i] for i in sorted(rng.permutation(len(rs))[:args.per_class])]
-Xfit = C.views_cache(f'fit_{args.per_class}_{C.SIZE}', [r['file'] for r in fit_rows])
+Xfit = C.views_cache(f'fit_{args.per_class}_{size}', [r['file'] for r in fit_rows], size)
 F_ = pooled(Xfit)
 yf = np.array([classes.index(r['label']) for r in fit_rows])
 labels = sorted(set(yf.tolist()))
@@ -89,7 +91,7 @@ np.savez(os.path.join(os.path.dirname(os.path.abspath(args.ckpt)), 'distance.npz
 # ---------------------------------------------------------------- ONNX
 os.makedirs(args.out, exist_ok=True)
 onnx_path = os.path.join(args.out, 'disease-classifier.onnx')
-dummy = torch.zeros(2, 3, C.SIZE, C.SIZE)
+dummy = torch.zeros(2, 3, size, size)
 torch.onnx.export(served, dummy, onnx_path, opset_version=17, input_names=['input'],
                   output_names=['logits', 'leaf', 'distance'],
                   dynamic_axes={'input': {0: 'N'}, 'logits': {0: 'N'}, 'leaf': {0: 'N'}, 'distance': {0: 'N'}},
@@ -101,7 +103,7 @@ print(f'onnx {onnx_path} {size_mb:.2f} MB sha256 {sha[:16]}', flush=True)
 assert size_mb < 20
 
 # ---------------------------------------------------------------- val, read as the service reads it
-val_rows, Xva = C.eval_cache('val', rows)
+val_rows, Xva = C.eval_cache('val', rows, size)
 if args.val_limit:
     keep = C.per_source(val_rows, args.val_limit, seed=0)
     val_rows, Xva = [r for r, k in zip(val_rows, keep) if k], Xva[keep]
@@ -215,12 +217,12 @@ fa_acc, fa_cov = answered(unsure_threshold, field)
 la_acc, la_cov = answered(unsure_threshold, lab)
 print(f'unsure threshold {unsure_threshold}: field answered {fa_cov:.3f} at {fa_acc:.3f}, lab {la_cov:.3f} at {la_acc:.3f}')
 
-version = args.version or f'mnv3s-leaf{C.SIZE}-{os.path.basename(os.path.dirname(os.path.abspath(args.ckpt)))}-' \
+version = args.version or f'{ck["args"].get("arch", "mnv3s")}-leaf{size}-{os.path.basename(os.path.dirname(os.path.abspath(args.ckpt)))}-' \
                           f'{time.strftime("%Y%m%d", time.gmtime())}'
 views_cfg = {'working_size': C.WORKING, 'leaf_crops': leaf_crops, 'margin': args.margin, 'max_area': args.max_area,
              'min_side': args.min_side}
 cls_json = {'model_version': version,
-            'input': {'size': C.SIZE, 'resize': C.RESIZE_RULE, 'color': 'RGB', 'scale': 255,
+            'input': {'size': size, 'resize': C.resize_rule(size), 'color': 'RGB', 'scale': 255,
                       'mean': C.MEAN, 'std': C.STD, 'layout': 'NCHW'},
             'classes': classes, 'temperature': round(T, 4), **th,
             'leaves': {'threshold': leaf_threshold, 'max': 10, 'nms_iou': 0.5}, 'views': views_cfg}
@@ -234,7 +236,7 @@ val = {'leaf_threshold_scan': {str(t): v for t, v in leaf_scan.items()},
                            'lab_accuracy': v['lab'][0], 'lab_answered': v['lab'][1]} for u, v in unsure_scan.items()}}
 meta = {'model_version': version, 'checkpoint': os.path.relpath(os.path.abspath(args.ckpt), C.MODELS),
         'weights': 'ema', 'train_minutes': ck.get('minutes'), 'train_steps': ck.get('step'),
-        'checkpoint_val': ck.get('val'), 'input_size': C.SIZE, 'onnx_sha256': sha, 'onnx_mb': round(size_mb, 3),
+        'checkpoint_val': ck.get('val'), 'input_size': size, 'onnx_sha256': sha, 'onnx_mb': round(size_mb, 3),
         # --out relative to the repository, so the record reads the same whatever checkout exported it
         'opset': 17, 'args': {**vars(args), 'out': os.path.relpath(os.path.abspath(args.out), os.path.dirname(C.MODELS))},
         'val': val, 'exported_utc': time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}

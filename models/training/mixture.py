@@ -45,6 +45,8 @@ p.add_argument('--lab', default=os.path.join(C.RUNS, 'shipped', 'best.pt'), help
 # each expert's classes.json, for its temperature and input size (models/classes.json is the mixture's once exported)
 p.add_argument('--field-classes', required=True)
 p.add_argument('--lab-classes', required=True)
+p.add_argument('--no-field-mirror', action='store_true',
+               help='the field expert reads the views alone, not their mirror images too (half its cost)')
 p.add_argument('--router-per-source', type=int, default=600, help='train photos per source kind for the router')
 p.add_argument('--betas', default='0,0.1,0.25')
 p.add_argument('--constants', default='0.25,0.5')
@@ -62,6 +64,7 @@ field_net, ck_f = C.load_checkpoint(args.field)
 ck_l = torch.load(args.lab, map_location='cpu', weights_only=False)
 lab_net = C.net_from_state(ck_l['model'], ck_l['classes'], ck_l['args'])
 classes, lab_classes = ck_f['classes'], ck_l['classes']
+size = C.checkpoint_size(ck_f)  # the field expert's; the lab expert reads the same view shrunk to its own
 field_cfg, lab_cfg = json.load(open(args.field_classes)), json.load(open(args.lab_classes))
 LEAF = [i for i, c in enumerate(classes) if c not in (C.OTHER, C.NON_PLANT)]
 assert LEAF == list(range(len(LEAF))), 'common.Mixture needs the leaf classes first'
@@ -72,7 +75,7 @@ mix_cfg = {'lab_model': lab_state, 'lab_classes': lab_classes, 'lab_args': ck_l[
            'lab_rows': torch.tensor([lab_classes.index(classes[i]) for i in LEAF]),
            'router_w': torch.zeros(C.out_channels(field_net.features)), 'router_b': torch.tensor(0.0),
            'beta': torch.tensor(0.0), 't_field': torch.tensor(float(field_cfg['temperature'])),
-           't_lab': torch.tensor(float(lab_cfg['temperature']))}
+           't_lab': torch.tensor(float(lab_cfg['temperature'])), 'field_mirror': not args.no_field_mirror}
 experts = C.served_for(field_net, {'mixture': mix_cfg})
 
 
@@ -134,7 +137,7 @@ def router_photos():
     train_rows = [r for r in rows if r['split'] == 'train']
     keep = C.per_source(train_rows, args.router_per_source, seed=0)
     chosen = [r for r, k in zip(train_rows, keep) if k]
-    return chosen, C.views_cache(f'router_{args.router_per_source}_{C.SIZE}', [r['file'] for r in chosen])
+    return chosen, C.views_cache(f'router_{args.router_per_source}_{size}', [r['file'] for r in chosen], size)
 
 
 router_rows, Xr = router_photos()
@@ -142,7 +145,7 @@ is_lab = np.array([r['source_kind'] == 'lab' for r in router_rows], dtype=np.flo
 w, b = fit_router(expert_outputs(Xr)[1], is_lab)
 print(f'router fitted on {len(router_rows)} train photos ({int(is_lab.sum())} lab)', flush=True)
 
-_, Xva, y, kind = C.val_set(classes=classes)
+_, Xva, y, kind = C.val_set(classes=classes, size=size)
 zf, fv, zl = expert_outputs(Xva)
 r = torch.sigmoid(fv @ w + b)
 router_mean = {k: float(r[kind == k].mean()) for k in sorted(set(kind))}
@@ -175,7 +178,8 @@ print('wrote', args.json)
 if ok and args.out:
     mix_cfg.update(router_w=w if chosen['router'] else torch.zeros_like(w),
                    router_b=torch.tensor(b if chosen['router'] else -50.0), beta=torch.tensor(chosen['beta']))
-    ck = {'model': field_net.state_dict(), 'ema': None, 'classes': classes, 'args': ck_f['args'], 'mixture': mix_cfg,
+    ck = {'model': field_net.state_dict(), 'ema': None, 'classes': classes, 'args': ck_f['args'], 'size': size,
+          'mixture': mix_cfg,
           'val': {'source': f'{chosen["candidate"]}: {source(ck_f, args.field)} with {source(ck_l, args.lab)} '
                             '(models/training/mixture.py)', **{k: v for k, v in chosen.items() if k != 'candidate'}}}
     # the graph, rebuilt from the checkpoint, must give what the scan measured

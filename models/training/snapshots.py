@@ -23,7 +23,7 @@ def main():
                    help='also read the uniform average of the last snapshot of every file (a "model soup", Wortsman '
                         'et al. 2022: fine-tunes of one start averaged in weight space)')
     p.add_argument('--size', type=int, default=C.SIZE,
-                   help='serving size to read val at (a diagnostic: train.py reads it at the serving size)')
+                   help='serving size to read val at; the checkpoint written keeps it (common.checkpoint_size)')
     args = p.parse_args()
     torch.set_num_threads(2)
     rows = C.read_split()
@@ -56,7 +56,7 @@ def main():
               ' '.join(f'{k}={v:.4f}' for k, v in ve.items()), flush=True)
         if best is None or score > best[0]:
             sd = net.state_dict()
-            best = (score, {'model': sd, 'ema': sd, 'classes': classes, 'args': run_args, 'step': s['step'],
+            best = (score, {'model': sd, 'ema': sd, 'classes': classes, 'args': run_args, 'size': args.size, 'step': s['step'],
                             'val': ve, 'minutes': s['minutes'], 'snapshot_of': f})
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     torch.save(best[1], args.out)

@@ -96,7 +96,7 @@ def working_image(path, size=C.WORKING):
     return C.center_crop(C.resize_short(C.load_rgb(path), size), size)
 
 
-def cut(work, window, size=C.SIZE):
+def cut(work, window, size):
     W = work.size[0]
     x0, y0, side = window
     s = max(1, js_round(side * W))
@@ -116,7 +116,9 @@ def softmax_t(logits, T):
 def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
     """Runs the serving rule on photos whose centre views (uint8 [N,S,S,3]) are given. params: leaf_threshold,
     leaf_crops, margin, max_area, min_side. Returns one dict per photo: centre logits, crop logits [k,K],
-    p (mean over the views at temperature T), distance, leaves, the leaves cropped and their windows."""
+    p (mean over the views at temperature T), distance, leaves, the leaves cropped and their windows. Leaf crops
+    are cut at the centre views' size."""
+    size = centre_u8.shape[1]
     out = []
     for i in range(0, len(paths), batch):
         lg, leaf, dist = served(C.to_input(centre_u8[i:i + batch]))
@@ -127,7 +129,7 @@ def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
             crops = np.zeros((0, lg.shape[1]), np.float32)
             if wins:
                 work = working_image(paths[i + j])
-                crops = served(C.to_input(np.stack([cut(work, w) for w in wins])))[0].numpy()
+                crops = served(C.to_input(np.stack([cut(work, w, size) for w in wins])))[0].numpy()
             out.append({'centre': lg[j].numpy(), 'crops': crops, 'distance': float(dist[j]), 'leaves': leaves,
                         'cropped': cropped, 'windows': wins})
     for o in out:
