@@ -85,18 +85,6 @@ describe("diagnosis with the committed model", () => {
     }
   });
 
-  it("restricts the answer to a stated crop and says when the photo looks like another", async () => {
-    const plain = await diagnoser.diagnose(await leafJpeg(), context(), REQUEST_ID);
-    const seen = plain.image_analysis.detected_crop;
-    expect(seen, "the model names a crop for a leaf-coloured photo").toBeTruthy();
-    // Another crop than the one the model sees: nearly all its belief is elsewhere.
-    const other = CROPS.find((crop) => crop !== seen)!;
-    const result = await diagnoser.diagnose(await leafJpeg(), context({ cropType: other }), REQUEST_ID);
-    for (const d of result.diagnoses) expect(d.id.startsWith(`${other}__`)).toBe(true);
-    expect(result.additional_notes).toContain(other);
-    expect(result.additional_notes).not.toBe(plain.additional_notes);
-  });
-
   it("fills detections only when asked", async () => {
     const leaf = await leafJpeg();
     expect((await diagnoser.diagnose(leaf, context(), REQUEST_ID)).detections).toBeNull();
@@ -209,6 +197,18 @@ describe("diagnosis with the committed model", () => {
       // correctly named disease photo in twenty has such a leaf, so the search may read a hundred photos.
     }, 180_000);
 
+    it("restricts the answer to a stated crop and says when the photo looks like another", async () => {
+      const { bytes, result: plain } = await confidentDiseasePhoto();
+      const seen = plain.image_analysis.detected_crop;
+      expect(seen, "the model names the crop of a photo whose disease it names").toBeTruthy();
+      // Another crop than the one the model sees: nearly all its belief is elsewhere.
+      const other = CROPS.find((crop) => crop !== seen)!;
+      const result = await diagnoser.diagnose(bytes, context({ cropType: other }), REQUEST_ID);
+      for (const d of result.diagnoses) expect(d.id.startsWith(`${other}__`)).toBe(true);
+      expect(result.additional_notes).toContain(other);
+      expect(result.additional_notes).not.toBe(plain.additional_notes);
+    });
+
     it("keeps only the stated crop's diseases when the crop is given", async () => {
       const { bytes, label } = await confidentDiseasePhoto();
       const otherCrop = label.startsWith("tomato__") ? "potato" : "tomato";
@@ -254,9 +254,12 @@ describe("diagnosis with the committed model", () => {
         const tooDark = note("quality.too_dark");
         const notPlant = note("not_plant");
         let judgedNotPlant = 0;
+        // Every 10th test leaf until a few darkened ones were judged not a plant (most are not: then the case
+        // that matters, a verdict the farmer must not read, would go untested).
         for (const [file] of testLeaves()
-          .filter((_, i) => i % 50 === 0)
-          .slice(0, 40)) {
+          .filter((_, i) => i % 10 === 0)
+          .slice(0, 300)) {
+          if (judgedNotPlant >= 3) break;
           const dark = await sharp(photo(file)).linear(0.2, 0).jpeg().toBuffer();
           const result = await diagnoser.diagnose(dark, context(), REQUEST_ID);
           expect(result.image_analysis.quality_issue, file).toBe("too_dark");
