@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Two experts and a router, to win back the lab and iBean accuracy the field fine-tune cost without giving up
-its field accuracy: the field model (--field, 224 px) and the model it was fine-tuned from (--lab, trained and
-served at 144 px: lab 98.5 %, iBean 94.9 % on val, but 31.9 % on field photos), mixed per photo.
+its field accuracy: the field model (--field, served at its checkpoint's size, common.checkpoint_size) and the
+model it was fine-tuned from (--lab, trained and served at 144 px: lab 98.5 %, iBean 94.9 % on val, but 31.9 % on
+field photos), mixed per photo.
 
   /usr/bin/python3 models/training/mixture.py --field-classes /tmp/field-classes.json \
       --lab-classes /tmp/prev-classes.json --out models/training/runs/mixture/best.pt   # val only, ~3 min
@@ -9,7 +10,7 @@ served at 144 px: lab 98.5 %, iBean 94.9 % on val, but 31.9 % on field photos), 
 --field and --lab are checkpoints: the field model's (train.py's, or rebuilt from its ONNX file by from_onnx.py) and
 the 144 px model's, rebuilt by from_onnx.py (models/training/README.md has the commands behind the shipped model).
 
-How a photo is read (common.Mixture, one ONNX graph; the service's input stays the 224 px view):
+How a photo is read (common.Mixture, one ONNX graph; the service's input is the field expert's view):
 * the field expert as before: logits, leaf maps, pooled features, distance;
 * the lab expert on the same view shrunk to 144 px inside the graph (bilinear), mirror-averaged (without the
   mirror image, half its cost, val lab top-1 fell from 98.2 % to 97.75 %, too close to the issue's 97 %);
