@@ -14,7 +14,8 @@ SPLIT = os.path.join(HERE, 'split.csv')
 DATA = os.path.join(HERE, 'data')
 RUNS = os.path.join(HERE, 'runs')
 TRAIN_SIZE = 160  # training crops
-SIZE = 224        # serving input of a checkpoint that names none (checkpoint_size): chosen on val, above the training size as FixRes predicts
+SIZE = 224        # serving input of a checkpoint that names none (checkpoint_size): chosen on val, above the
+                  # training size as FixRes predicts
 WORKING = 256     # the working image the leaf crops are cut from (same field of view as the centre view)
 OTHER = 'other_plant'
 NON_PLANT = 'non_plant'

@@ -217,7 +217,8 @@ fa_acc, fa_cov = answered(unsure_threshold, field)
 la_acc, la_cov = answered(unsure_threshold, lab)
 print(f'unsure threshold {unsure_threshold}: field answered {fa_cov:.3f} at {fa_acc:.3f}, lab {la_cov:.3f} at {la_acc:.3f}')
 
-version = args.version or f'{ck["args"].get("arch", "mnv3s")}-leaf{size}-{os.path.basename(os.path.dirname(os.path.abspath(args.ckpt)))}-' \
+arch = ck['args'].get('arch', 'mnv3s')
+version = args.version or f'{arch}-leaf{size}-{os.path.basename(os.path.dirname(os.path.abspath(args.ckpt)))}-' \
                           f'{time.strftime("%Y%m%d", time.gmtime())}'
 views_cfg = {'working_size': C.WORKING, 'leaf_crops': leaf_crops, 'margin': args.margin, 'max_area': args.max_area,
              'min_side': args.min_side}

@@ -56,8 +56,8 @@ def main():
               ' '.join(f'{k}={v:.4f}' for k, v in ve.items()), flush=True)
         if best is None or score > best[0]:
             sd = net.state_dict()
-            best = (score, {'model': sd, 'ema': sd, 'classes': classes, 'args': run_args, 'size': args.size, 'step': s['step'],
-                            'val': ve, 'minutes': s['minutes'], 'snapshot_of': f})
+            best = (score, {'model': sd, 'ema': sd, 'classes': classes, 'args': run_args, 'size': args.size,
+                            'step': s['step'], 'val': ve, 'minutes': s['minutes'], 'snapshot_of': f})
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     torch.save(best[1], args.out)
     print(f"best: {best[1]['args']['run']} at {best[1]['minutes']:.1f} min, score {best[0]:.4f} -> {args.out}")
