@@ -21,14 +21,19 @@ OTHER = 'other_plant'
 NON_PLANT = 'non_plant'
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
-def resize_rule(size):
-    """The serving rule at `size` px, as classes.json states it for the service."""
+def resize_rule(size, mirror=True):
+    """The serving rule at `size` px, as classes.json states it for the service; `mirror`: whether the graph also
+    reads each view's mirror image (field_mirror: a mixture whose field expert reads the views alone does not, and
+    only its lab expert does)."""
+    reads = ('The graph runs the network on the image and on its mirror image and averages the two (logits, and the '
+             'leaf maps with the mirrored one flipped back).' if mirror else
+             'The graph runs the field network on the image alone, and the lab network on the image and on its mirror '
+             'image, averaging the two.')
     return (f'resize so the shorter side is {size} px (bilinear with antialiasing, i.e. a triangle filter scaled to '
             f'the reduction; the longer side becomes round(long*{size}/short)), then centre-crop {size}x{size} '
             f'(left=ceil((w-{size})/2), top=ceil((h-{size})/2)), as sharp does; sharp: resize({{width:{size},'
             f'height:{size},fit:"cover",position:"centre",kernel:"linear"}}) after .rotate() for EXIF orientation; '
-            'then RGB, /255, (x-mean)/std, NCHW float32. The graph runs the network on the image and on its mirror '
-            'image and averages the two (logits, and the leaf maps with the mirrored one flipped back).')
+            'then RGB, /255, (x-mean)/std, NCHW float32. ' + reads)
 
 
 def checkpoint_size(ck):

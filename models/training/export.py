@@ -223,7 +223,8 @@ version = args.version or f'{arch}-leaf{size}-{os.path.basename(os.path.dirname(
 views_cfg = {'working_size': C.WORKING, 'leaf_crops': leaf_crops, 'margin': args.margin, 'max_area': args.max_area,
              'min_side': args.min_side}
 cls_json = {'model_version': version,
-            'input': {'size': size, 'resize': C.resize_rule(size), 'color': 'RGB', 'scale': 255,
+            'input': {'size': size, 'resize': C.resize_rule(size, C.field_mirror(ck.get('mixture'))), 'color': 'RGB',
+                      'scale': 255,
                       'mean': C.MEAN, 'std': C.STD, 'layout': 'NCHW'},
             'classes': classes, 'temperature': round(T, 4), **th,
             'leaves': {'threshold': leaf_threshold, 'max': 10, 'nms_iou': 0.5}, 'views': views_cfg}
