@@ -1,10 +1,10 @@
 /**
  * POST /diagnosis/ over real HTTP on loopback: p50/p95 latency and requests/s for a 12-megapixel JPEG and
- * a HEIC photo, at one client and a few, against the compiled server `npm start` runs (dist/src/server.js,
- * built first by scripts/build.ts) in its own process (so the load generator does not share its event loop);
- * the server's CPU per request; its memory at start, at its peak under 64 clients and after idling; and, side
- * by side, the decode floor (bench/decode-floor.ts: sharp alone on the same photo) that the JPEG's throughput
- * and latency are divided by.
+ * a HEIC photo, at one client and a few, against the compiled server as `npm start` runs it (its node flags,
+ * dist/src/server.js built first by scripts/build.ts) in its own process (so the load generator does not share
+ * its event loop); the server's CPU per request; its memory at start, at its peak under 64 clients and after
+ * idling; and, side by side, the decode floor (bench/decode-floor.ts: sharp alone on the same photo) that the
+ * JPEG's throughput and latency are divided by.
  * Run alone: `npx tsx bench/api.ts [--requests 120] [--concurrency 4]`; `npm run bench` runs it with the others.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -65,6 +65,8 @@ export interface ApiBenchResult {
   skipped: string[];
   /** The decode floor, measured before and after the JPEG rows. */
   floors: DecodeFloor[];
+  /** node's arguments, as `npm start` gives them. */
+  command: string[];
   memory: MemoryPhase;
 }
 
@@ -91,10 +93,21 @@ async function mallocConf(): Promise<string> {
   return conf;
 }
 
-/** The real server, compiled as npm start runs it, with limits lifted so the bench measures work, not 429s. */
-async function startServer(port: number): Promise<ChildProcess> {
+/** node's arguments in `npm start` (package.json: `exec node <flags> dist/src/server.js`), flags included. */
+async function startArguments(): Promise<string[]> {
+  const { scripts } = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const [exec, node, ...args] = scripts.start.split(/\s+/);
+  if (exec !== "exec" || node !== "node")
+    throw new Error(`npm start is not "exec node ...": ${scripts.start}`);
+  return args;
+}
+
+/** The real server, started as npm start starts it, limits lifted: the bench measures work, not 429s. */
+async function startServer(port: number, command: string[]): Promise<ChildProcess> {
   await buildDist();
-  const child = spawn(process.execPath, ["dist/src/server.js"], {
+  const child = spawn(process.execPath, command, {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -229,7 +242,8 @@ export async function runApiBench(
   const floors = [await decodeFloor()];
 
   const port = await freePort();
-  const server = await startServer(port);
+  const command = await startArguments();
+  const server = await startServer(port, command);
   const pid = server.pid!;
   try {
     const startMiB = await rssMiB(pid, "VmRSS");
@@ -294,6 +308,7 @@ export async function runApiBench(
       modelLoaded: health.checks.model === "ok",
       skipped,
       floors,
+      command,
       memory: memory!,
     };
   } finally {
@@ -371,7 +386,8 @@ export function formatApiBench(result: ApiBenchResult): string {
         `${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.perSecond.toFixed(1)} | ${r.cpuMs.toFixed(0)} |`,
     ),
     "",
-    "POST /diagnosis/ with `language=en` over loopback HTTP against the compiled server (`dist/src/server.js`, what `npm start` runs) in its own process " +
+    "POST /diagnosis/ with `language=en` over loopback HTTP against the compiled server in its own process, " +
+      `started as \`npm start\` starts it (\`node ${result.command.join(" ")}\`) ` +
       `(defaults, ${existsSync(JEMALLOC) ? "jemalloc preloaded and set up as in deploy/Dockerfile" : "glibc's allocator: this machine has no jemalloc"}; ` +
       `bodies built once, so the load generator costs little). Server peak RSS over the whole run ` +
       `${result.peakRssMiB.toFixed(0)} MiB.` +

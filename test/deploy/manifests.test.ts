@@ -149,3 +149,16 @@ describe("deploy/compose.yaml", () => {
     expect(compose).toMatch(/Compose v2/);
   });
 });
+
+describe("the API's command", () => {
+  it("is npm start's in the Dockerfile and in compose.yaml, node's flags included", async () => {
+    const { scripts } = JSON.parse(await readFile(path.join(ROOT_DIR, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    const dockerfile = await readFile(path.join(ROOT_DIR, "deploy/Dockerfile"), "utf8");
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? "[]") as string[];
+    expect(`exec ${cmd.join(" ")}`).toBe(scripts.start);
+    const compose = parseYaml(await readFile(path.join(ROOT_DIR, "deploy/compose.yaml"), "utf8")) as Manifest;
+    expect(`exec ${compose.services.api.command.join(" ")}`).toBe(scripts.start);
+  });
+});
