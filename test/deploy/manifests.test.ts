@@ -28,6 +28,14 @@ async function manifests(): Promise<{ file: string; object: Manifest }[]> {
   return all;
 }
 
+/** package.json's scripts: what `npm start` and `npm run worker` run, which the deployments must run too. */
+async function npmScripts(): Promise<Record<string, string>> {
+  const { scripts } = JSON.parse(await readFile(path.join(ROOT_DIR, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  return scripts;
+}
+
 /** The kubernetes-models class for an object's apiVersion and kind ("v1" is the core group). */
 async function modelOf(object: Manifest): Promise<new (data: Manifest) => { validate(): void }> {
   const group = await import(`kubernetes-models/${object.apiVersion}`);
@@ -118,9 +126,7 @@ describe("deploy/k8s", () => {
 
   it("runs what npm start and npm run worker run, with settings from the ConfigMap and credentials from the Secret", async () => {
     const all = await manifests();
-    const { scripts } = JSON.parse(await readFile(path.join(ROOT_DIR, "package.json"), "utf8")) as {
-      scripts: Record<string, string>;
-    };
+    const scripts = await npmScripts();
     const commandOf = (name: string) =>
       byKind(all, "Deployment").find((d) => d.metadata.name === name)!.spec.template.spec.containers[0];
     expect(`exec ${commandOf("crop-diagnosis-api").command.join(" ")}`).toBe(scripts.start);
@@ -152,9 +158,7 @@ describe("deploy/compose.yaml", () => {
 
 describe("the API's command", () => {
   it("is npm start's in the Dockerfile and in compose.yaml, node's flags included", async () => {
-    const { scripts } = JSON.parse(await readFile(path.join(ROOT_DIR, "package.json"), "utf8")) as {
-      scripts: Record<string, string>;
-    };
+    const scripts = await npmScripts();
     const dockerfile = await readFile(path.join(ROOT_DIR, "deploy/Dockerfile"), "utf8");
     const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? "[]") as string[];
     expect(`exec ${cmd.join(" ")}`).toBe(scripts.start);
