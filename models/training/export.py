@@ -19,8 +19,8 @@
     the lab photos, "not supported" (no crop given);
   - unsure_threshold: the lowest at which the answered photos, crop given, are >= --field-target right on
     PlantDoc field photos and >= --lab-target on lab photos.
-Writes models/training/export-meta.json (checkpoint, sha256, every val figure behind a choice) and
-distance.npz beside the checkpoint.
+Writes export-meta.json (checkpoint, sha256, every val figure behind a choice: in models/training/ for the shipped
+model, in --out for any other folder) and distance.npz beside the checkpoint.
 """
 import argparse, hashlib, json, os, time
 import numpy as np
@@ -242,6 +242,7 @@ meta = {'model_version': version, 'checkpoint': os.path.relpath(os.path.abspath(
         # --out relative to the repository, so the record reads the same whatever checkout exported it
         'opset': 17, 'args': {**vars(args), 'out': os.path.relpath(os.path.abspath(args.out), os.path.dirname(C.MODELS))},
         'val': val, 'exported_utc': time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}
-if args.out == C.MODELS:
-    json.dump(meta, open(os.path.join(C.HERE, 'export-meta.json'), 'w'), indent=2)
-print('wrote', onnx_path, 'classes.json, export-meta.json; version', version)
+# the shipped model's record lives with the training code; a trial export keeps its own beside its files
+meta_path = os.path.join(C.HERE if args.out == C.MODELS else args.out, 'export-meta.json')
+json.dump(meta, open(meta_path, 'w'), indent=2)
+print('wrote', onnx_path, 'classes.json and', meta_path, '; version', version)
