@@ -1,12 +1,15 @@
 // deploy/k8s validated offline: each object against the Kubernetes API schema that ships in the npm package
 // kubernetes-models (no schema is downloaded), then the links between them that no schema sees (selectors,
 // probe ports, autoscaler targets, the variables the service reads).
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import dockerignoreModule from "@balena/dockerignore";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
 import { ROOT_DIR } from "../../src/config.js";
 
+// The package is CommonJS (module.exports is the factory) but its types declare an ES default export.
+const dockerignore = dockerignoreModule as unknown as typeof dockerignoreModule.default;
 const K8S = path.join(ROOT_DIR, "deploy/k8s");
 const SECRET_EXAMPLE = "secret.example.yaml";
 
@@ -164,5 +167,32 @@ describe("the API's command", () => {
     expect(`exec ${cmd.join(" ")}`).toBe(scripts.start);
     const compose = parseYaml(await readFile(path.join(ROOT_DIR, "deploy/compose.yaml"), "utf8")) as Manifest;
     expect(`exec ${compose.services.api.command.join(" ")}`).toBe(scripts.start);
+  });
+});
+
+describe("the image's build context (.dockerignore)", () => {
+  it("keeps every file the Dockerfile copies from the context and leaves the training out", async () => {
+    const rules = dockerignore().add(
+      (await readFile(path.join(ROOT_DIR, ".dockerignore"), "utf8")).split("\n"),
+    );
+    const dockerfile = await readFile(path.join(ROOT_DIR, "deploy/Dockerfile"), "utf8");
+    const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(" "));
+    expect(sources).toContain("models");
+    const files: string[] = [];
+    for (const source of new Set(sources)) {
+      if (!(await stat(path.join(ROOT_DIR, source))).isDirectory()) {
+        files.push(source);
+        continue;
+      }
+      const entries = await readdir(path.join(ROOT_DIR, source), { recursive: true, withFileTypes: true });
+      for (const entry of entries.filter((e) => e.isFile())) {
+        files.push(path.relative(ROOT_DIR, path.join(entry.parentPath, entry.name)));
+      }
+    }
+    const training = (file: string) => file.startsWith("models/training/");
+    expect(files.filter((file) => !training(file) && rules.ignores(file))).toEqual([]);
+    expect(files.filter((file) => training(file) && !rules.ignores(file))).toEqual([]);
+    expect(files).toContain("models/disease-classifier.onnx");
+    expect(files.some(training)).toBe(true);
   });
 });
