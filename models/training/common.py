@@ -290,14 +290,38 @@ def field_score(ve):
 
 
 @torch.no_grad()
-def evaluate(model, X, y, kind, classes):
-    """Val as the service reads it (centre view at the serving size, mirror average): source_accuracy."""
+def served_logits(model, X):
+    """The logits of val as the service reads it (centre view at the serving size, mirror average)."""
     model.eval()
     # channels-last: about 2x faster on CPU for these depthwise networks, the same eager maths
     served = Served(model).to(memory_format=torch.channels_last)
-    lg = torch.cat([served(to_input(X[i:i + 200]).contiguous(memory_format=torch.channels_last))[0]
-                    for i in range(0, len(X), 200)]).numpy()
-    return source_accuracy(lg, y, kind, classes)
+    return torch.cat([served(to_input(X[i:i + 200]).contiguous(memory_format=torch.channels_last))[0]
+                      for i in range(0, len(X), 200)]).numpy()
+
+
+def evaluate(model, X, y, kind, classes):
+    """source_accuracy of val as the service reads it (served_logits)."""
+    return source_accuracy(served_logits(model, X), y, kind, classes)
+
+
+def answered_share(conf, right, target):
+    """The largest share of photos answered (confidence at or above a threshold) of which at least `target` are
+    right: how much an unsure threshold fitted for that accuracy leaves answered."""
+    order = np.argsort(-conf)
+    acc = np.cumsum(right[order]) / np.arange(1, len(order) + 1)
+    # a threshold answers every photo with the same confidence at once
+    ends = np.r_[conf[order][1:] != conf[order][:-1], True]
+    ok = np.nonzero(ends & (acc >= target))[0]
+    return float((ok.max() + 1) / len(conf)) if len(ok) else 0.0
+
+
+def field_answered_at(P, y, kind, classes, target):
+    """The PlantDoc field photos' answered share at `target` right, crop given (P: [N, K] probabilities)."""
+    narrowed = np.where(same_crop(y, classes), P, 0)
+    field = kind == 'field_plantdoc'
+    top = narrowed.max(1) / narrowed.sum(1)
+    right = narrowed.argmax(1) == y
+    return answered_share(top[field], right[field], target)
 
 
 def same_crop(y, classes):

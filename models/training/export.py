@@ -245,4 +245,4 @@ meta = {'model_version': version, 'checkpoint': os.path.relpath(os.path.abspath(
 # the shipped model's record lives with the training code; a trial export keeps its own beside its files
 meta_path = os.path.join(C.HERE if args.out == C.MODELS else args.out, 'export-meta.json')
 json.dump(meta, open(meta_path, 'w'), indent=2)
-print('wrote', onnx_path, 'classes.json and', meta_path, '; version', version)
+print('wrote', onnx_path, 'classes.json and', meta_path + '; version', version)

@@ -112,24 +112,9 @@ def fit_router(feats, target, l2=1e-3):
     return w_raw.float(), float(b.detach() - mu @ w_raw)
 
 
-def answered_share(conf, right):
-    """The largest share of photos answered (confidence at or above a threshold) of which at least
-    --answered-target are right: how much the unsure threshold leaves answered."""
-    order = np.argsort(-conf)
-    acc = np.cumsum(right[order]) / np.arange(1, len(order) + 1)
-    # a threshold answers every photo with the same confidence at once
-    ends = np.r_[conf[order][1:] != conf[order][:-1], True]
-    ok = np.nonzero(ends & (acc >= args.answered_target))[0]
-    return float((ok.max() + 1) / len(conf)) if len(ok) else 0.0
-
-
 def metrics(P, y, kind):
     """C.source_accuracy, and the field photos' answered share at --answered-target (crop given)."""
-    narrowed = np.where(C.same_crop(y, classes), P, 0)
-    field = kind == 'field_plantdoc'
-    top = narrowed.max(1) / narrowed.sum(1)
-    right = narrowed.argmax(1) == y
-    return {'field_answered_at_target': answered_share(top[field], right[field]),
+    return {'field_answered_at_target': C.field_answered_at(P, y, kind, classes, args.answered_target),
             **C.source_accuracy(P, y, kind, classes)}
 
 

@@ -4,9 +4,11 @@ GPU machine that has no ../shared) on val, as train.py would have, and keep the 
 
   /usr/bin/python3 models/training/snapshots.py runs/gpu-a/snapshots.pt runs/gpu-b/snapshots.pt --out runs/gpu/best.pt
 
-Each snapshot is read by common.evaluate (centre view as served, mirror average; every non-lab val photo and the
-fixed 1,200 lab ones) and scored as train.py's --select field does (field accuracy with the crop given + a quarter
-of lab accuracy); the table goes to stdout and --json, the best snapshot to --out in train.py's checkpoint format.
+Each snapshot is read by common.served_logits (centre view as served, mirror average; every non-lab val photo and
+the fixed 1,200 lab ones) and scored as train.py's --select field does (field accuracy with the crop given + a
+quarter of lab accuracy). Beside the score, not in it: the share of field photos it would answer at
+--answered-target right (`field_answered_at_target`, as mixture.py's rule reads a mixture). The table goes to stdout
+and --json, the best snapshot to --out in train.py's checkpoint format.
 """
 import argparse, json, os
 import torch
@@ -22,6 +24,8 @@ def main():
     p.add_argument('--soup', action='store_true',
                    help='also read the uniform average of the last snapshot of every file (a "model soup", Wortsman '
                         'et al. 2022: fine-tunes of one start averaged in weight space)')
+    p.add_argument('--answered-target', type=float, default=0.85,
+                   help='field_answered_at_target: the share of field photos answered at this accuracy (crop given)')
     p.add_argument('--size', type=int, default=C.SIZE,
                    help='serving size to read val at; the checkpoint written keeps it (common.checkpoint_size)')
     args = p.parse_args()
@@ -45,8 +49,12 @@ def main():
     for f, run_args, s in candidates:
         net = C.net_for(classes, run_args)
         net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in s['ema'].items()})
-        ve = C.evaluate(net, Xva, yva, kva, classes)
+        lg = C.served_logits(net, Xva)
+        ve = C.source_accuracy(lg, yva, kva, classes)
         score = C.field_score(ve)
+        # reported beside the score, not in it: mixture.py's rule asks for coverage too (model card, 27 November)
+        ve['field_answered_at_target'] = C.field_answered_at(torch.softmax(torch.from_numpy(lg), 1).numpy(), yva,
+                                                             kva, classes, args.answered_target)
         row = {'file': f, 'run': run_args['run'], 'arch': run_args.get('arch', 'mnv3s'), 'size': args.size,
                'mmacs_per_view': round(C.conv_macs(net, args.size) / 1e6), 'minutes': round(s['minutes'], 2),
                'step': s['step'], 'score': score, **ve}
