@@ -6,6 +6,7 @@ import path from "node:path";
 import dockerignoreModule from "@balena/dockerignore";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
+import { filesUnder } from "../../scripts/build.js";
 import { ROOT_DIR } from "../../src/config.js";
 
 // The package is CommonJS (module.exports is the factory) but its types declare an ES default export.
@@ -184,10 +185,7 @@ describe("the image's build context (.dockerignore)", () => {
         files.push(source);
         continue;
       }
-      const entries = await readdir(path.join(ROOT_DIR, source), { recursive: true, withFileTypes: true });
-      for (const entry of entries.filter((e) => e.isFile())) {
-        files.push(path.relative(ROOT_DIR, path.join(entry.parentPath, entry.name)));
-      }
+      files.push(...(await filesUnder(source)));
     }
     const training = (file: string) => file.startsWith("models/training/");
     expect(files.filter((file) => !training(file) && rules.ignores(file))).toEqual([]);
