@@ -131,6 +131,15 @@ function readings(logits: Float32Array, count: number, temperature: number): Vie
   });
 }
 
+/** `items` in at most `parts` runs of consecutive items, as even as they go. */
+function spread<T>(items: T[], parts: number): T[][] {
+  if (items.length === 0) return [];
+  const size = Math.ceil(items.length / Math.max(1, parts));
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, n) =>
+    items.slice(n * size, (n + 1) * size),
+  );
+}
+
 function mean(views: ViewReading[]): Float64Array {
   const out = new Float64Array(views[0]!.probabilities.length);
   for (const view of views) for (let i = 0; i < out.length; i++) out[i]! += view.probabilities[i]!;
@@ -195,17 +204,22 @@ async function runViews<T>(
   }));
   let crops: LeafView[] = [];
   if (cropped.length > 0) {
-    const batch = await clock.time("preprocess", () =>
-      toBatch(
+    const batches = await clock.time("preprocess", () =>
+      spread(
         cropped.map(({ window }) => leafCrop(working, window, size)),
-        metadata.input,
-      ),
+        pool.threads,
+      ).map((images) => ({ batch: toBatch(images, metadata.input), count: images.length })),
     );
-    const output = await clock.time("inference", () => pool.infer(batch, cropped.length, size));
-    crops = readings(output.logits, cropped.length, metadata.temperature).map((reading, i) => ({
-      ...cropped[i]!,
-      ...reading,
-    }));
+    // The crops are spread over the inference threads: with two or more, a photo's leaves are read side by side.
+    const outputs = await clock.time("inference", () =>
+      Promise.all(batches.map(({ batch, count }) => pool.infer(batch, count, size))),
+    );
+    crops = outputs
+      .flatMap((output) => readings(output.logits, output.count, metadata.temperature))
+      .map((reading, i) => ({
+        ...cropped[i]!,
+        ...reading,
+      }));
   }
   const probabilities = mean([centre, ...crops]);
   const model: ModelReading = {

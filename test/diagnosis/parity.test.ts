@@ -70,3 +70,36 @@ describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch twin (models/parity.jso
     );
   });
 });
+
+describe.skipIf(!HAVE_DATASETS)("leaf crops read side by side", () => {
+  const parity = JSON.parse(readFileSync(path.join(ROOT_DIR, "models", "parity.json"), "utf8")) as Parity;
+  let one: Analyser;
+  let two: Analyser;
+  beforeAll(async () => {
+    [one, two] = await Promise.all(
+      [1, 2].map((threads) => createAnalyser({ modelPath: MODEL_PATH, threads })),
+    );
+  });
+  afterAll(() => Promise.all([one?.close(), two?.close()]));
+
+  it("gives each crop the reading it gets on one inference thread", async () => {
+    const photos = parity.photos.filter((photo) => photo.crops > 1);
+    expect(photos.length, "parity.json has no photo with two leaf crops").toBeGreaterThan(0);
+    for (const photo of photos) {
+      const bytes = readFileSync(path.join(DATASETS_DIR, photo.file));
+      const [alone, spread] = await Promise.all([one.analyse(bytes), two.analyse(bytes)]);
+      const [crops, spreadCrops] = [alone, spread].map((analysis) => analysis.model!.crops);
+      expect(
+        spreadCrops!.map((crop) => crop.window),
+        photo.file,
+      ).toEqual(crops!.map((crop) => crop.window));
+      // A batch of one and a batch of two differ in the last float bits, not more.
+      crops!.forEach((crop, i) => {
+        const gap = Math.max(
+          ...crop.probabilities.map((v, k) => Math.abs(v - spreadCrops![i]!.probabilities[k]!)),
+        );
+        expect(gap, `${photo.file}: crop ${i}`).toBeLessThan(1e-5);
+      });
+    }
+  });
+});

@@ -13,6 +13,8 @@ export interface InferencePool {
   /** Rejects with ImageError for an unusable file, BusyError when the queue is full. */
   decodeHeif(bytes: Uint8Array): Promise<RgbaImage>;
   close(): Promise<void>;
+  /** Inference threads: runs given at once go side by side up to this many. */
+  readonly threads: number;
 }
 
 export interface PoolOptions {
@@ -90,6 +92,7 @@ export function createPool(options: PoolOptions): InferencePool {
     }
   }
   return {
+    threads: options.threads,
     // The batch is handed over, not copied: the caller builds it for this one run.
     infer: (batch, count, size) =>
       run(inference, { batch, count, size } satisfies InferTask, "infer", [
