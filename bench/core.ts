@@ -1,7 +1,8 @@
 /**
  * Per-image latency of the diagnosis core (decode, preprocess + quality checks, inference, total) on a
  * 12-megapixel JPEG and a HEIC phone photo generated here, and the process's peak RSS.
- * Run alone: `npx tsx bench/core.ts [--runs 20]`; the API bench imports `runCoreBench`.
+ * Run alone: `npx tsx bench/core.ts [--runs 20] [--model path.onnx]` (another model beside its classes.json, to
+ * compare); the API bench imports `runCoreBench`.
  */
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -108,6 +109,7 @@ export function formatCoreBench(result: CoreBenchResult): string {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { runs: { type: "string" } } });
-  console.log(formatCoreBench(await runCoreBench({ runs: values.runs ? Number(values.runs) : undefined })));
+  const { values } = parseArgs({ options: { runs: { type: "string" }, model: { type: "string" } } });
+  const runs = values.runs ? Number(values.runs) : undefined;
+  console.log(formatCoreBench(await runCoreBench({ runs, modelPath: values.model })));
 }

@@ -43,7 +43,10 @@ def runs():
                 evals.append([m.group(2)] + [pct(float(v[k])) if k in v else '–' for k in (
                     'field_plantdoc_crop', 'field_plantdoc', 'lab_crop', 'lab', 'field_ibean_crop', 'other_plant',
                     'non_plant')])
-        if evals:
+        if not evals:
+            out.append(f'`logs/{name}`: no val evaluation during the run (a GPU run: `snapshots.py` read its EMA '
+                       'snapshots on val afterwards, here on CPU).')
+        else:
             out.append(f'`logs/{name}`\n\n' + table(
                 ['minutes', 'field, crop given', 'field, no crop', 'lab, crop given', 'lab, no crop',
                  'iBean, crop given', 'other plants', 'non-plant'], evals))
