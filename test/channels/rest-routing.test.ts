@@ -8,6 +8,7 @@ import { PROVIDERS } from "../../channels/providers.js";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { createResultSink } from "../../src/results/sink.js";
+import { awaitsOfficer } from "../../src/review/queue.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
 import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG } from "./support/harness.js";
 
@@ -93,7 +94,11 @@ describe("REST API and channels on one server", () => {
     });
     // Rendered at simple level for the farmer, although the partner asked for expert.
     expect(send!.body.Body).toBe(
-      h.renderer.result(viewOf(stored!, "en", core.knowledge), "en", h.capabilities("twilio", "whatsapp")),
+      h.renderer.result(
+        viewOf(stored!, "en", core.knowledge, { officerReview: awaitsOfficer }),
+        "en",
+        h.capabilities("twilio", "whatsapp"),
+      ),
     );
   }, 60_000);
 

@@ -4,6 +4,7 @@ import { inboundJobId } from "../../channels/core/queue.js";
 import { isAnswer, viewOf } from "../../channels/core/render/view.js";
 import { isTwilioMediaHost } from "../../channels/twilio/send.js";
 import type { Knowledge } from "../../src/diagnosis/kb.js";
+import { awaitsOfficer } from "../../src/review/queue.js";
 import { countSegments } from "../../src/text/sms-segments.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
 import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
@@ -130,7 +131,7 @@ describe("Twilio webhook → queue → worker → messages.create", () => {
     expect(stored!.language).toBe("sw");
     expect(send!.path).toBe(`/2010-04-01/Accounts/${accountSid}/Messages.json`);
     expect(send!.body).toMatchObject({ From: "whatsapp:+14155238886", To: `whatsapp:${FARMER}` });
-    const view = viewOf(stored!, "sw", knowledge);
+    const view = viewOf(stored!, "sw", knowledge, { officerReview: awaitsOfficer });
     expect(send!.body.Body).toBe(h.renderer.result(view, "sw", h.capabilities("twilio", "whatsapp")));
     // What the real model makes of a synthetic leaf varies from model to model; an answer carries its look-up
     // code, a request to retake the photo does not (render.test.ts pins both).

@@ -76,9 +76,10 @@ describe.skipIf(!HAVE_DATASETS)("leaf crops read side by side", () => {
   let one: Analyser;
   let two: Analyser;
   beforeAll(async () => {
-    [one, two] = await Promise.all(
-      [1, 2].map((threads) => createAnalyser({ modelPath: MODEL_PATH, threads })),
-    );
+    [one, two] = await Promise.all([
+      createAnalyser({ modelPath: MODEL_PATH, threads: 1 }),
+      createAnalyser({ modelPath: MODEL_PATH, threads: 2 }),
+    ]);
   });
   afterAll(() => Promise.all([one?.close(), two?.close()]));
 
