@@ -1,6 +1,6 @@
 /**
- * The photos the benches send: a 12-megapixel JPEG made from a real field photo, and the same photo as a real HEIC (encoded by
- * Debian's heif-enc, as the tests do), once with the 320×240 thumbnail a phone stores and once without one.
+ * The photos the benches send: a 12-megapixel JPEG made from a real field photo, and the same photo as a real HEIC
+ * (encoded by Debian's heif-enc, as the tests do), once with the 320×240 thumbnail a phone stores and once without.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -33,11 +33,11 @@ export async function benchPhotos(): Promise<BenchPhotos> {
 }
 
 /**
- * A field photo of the train split (PlantDoc, CC BY 4.0): maize leaves with northern leaf blight, among others, in
- * a field. Farmers' photos show several leaves, so the service reads the centre view and then up to two leaf crops;
- * a photo without separate leaves would time a cheaper path than theirs. Chosen as the first by file name with at
- * least four leaf boxes, each under a quarter of the photo, that the model of 26 November read with two leaf crops
- * and answered as a plant (the first such photo it called "not a plant"). The core bench prints the views read.
+ * A field photo of the train split (PlantDoc, CC BY 4.0): maize leaves with northern leaf blight in a field.
+ * Farmers' photos show several leaves, so the service reads the centre view and then up to two leaf crops; a photo
+ * without separate leaves would time a cheaper path than theirs. Chosen as the first by file name with at least
+ * four leaf boxes, each under a quarter of the photo, that the model of 26 November read with two leaf crops and
+ * took for a plant (it called the first such photo "not a plant"). The core bench prints the views read.
  */
 export const BENCH_FIELD_PHOTO = "field-photos/maize__northern_leaf_blight/705e5356c7d04eb1.jpg";
 
