@@ -223,20 +223,21 @@ def wilson_lower(accuracy, n, z):
     return float((centre - spread) / (1 + z * z / n))
 
 
-def bound(u, mask):
-    accuracy, share = answered(u, mask)
+def lower(reading, mask):
+    """wilson_lower of an answered() reading of the photos in `mask`."""
+    accuracy, share = reading
     return wilson_lower(accuracy, round(share * int(mask.sum())), args.bound_z)
 
 
 unsure_threshold = 0.99
 for u in np.round(np.arange(0.3, 0.991, 0.01), 2):
-    if bound(u, field) >= args.field_target and bound(u, lab) >= args.lab_target:
+    if lower(answered(u, field), field) >= args.field_target and lower(answered(u, lab), lab) >= args.lab_target:
         unsure_threshold = float(u)
         break
 th['unsure_threshold'] = unsure_threshold
 fa_acc, fa_cov = answered(unsure_threshold, field)
 la_acc, la_cov = answered(unsure_threshold, lab)
-fa_bound, la_bound = bound(unsure_threshold, field), bound(unsure_threshold, lab)
+fa_bound, la_bound = lower((fa_acc, fa_cov), field), lower((la_acc, la_cov), lab)
 print(f'unsure threshold {unsure_threshold}: field answered {fa_cov:.3f} at {fa_acc:.3f} (lower bound {fa_bound:.3f}), '
       f'lab {la_cov:.3f} at {la_acc:.3f} (lower bound {la_bound:.3f})')
 

@@ -24,10 +24,15 @@ interface Parity {
   photos: ParityPhoto[];
 }
 
+/** The largest difference between two probability vectors, element by element. */
+const largestGap = (a: ArrayLike<number>, b: ArrayLike<number>) =>
+  Math.max(...Array.from(a, (v, i) => Math.abs(v - b[i]!)));
+
+const parity = JSON.parse(readFileSync(path.join(ROOT_DIR, "models", "parity.json"), "utf8")) as Parity;
+
 if (!HAVE_DATASETS) console.warn(`parity test skipped: ${DATASETS_DIR} is absent`);
 
 describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch twin (models/parity.json)", () => {
-  const parity = JSON.parse(readFileSync(path.join(ROOT_DIR, "models", "parity.json"), "utf8")) as Parity;
   const { tolerance } = parity;
   let analyser: Analyser;
   beforeAll(async () => {
@@ -57,7 +62,7 @@ describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch twin (models/parity.jso
         worst.box = Math.max(worst.box, box);
       });
       expect(model.crops.length, `${photo.file}: crops`).toBe(photo.crops);
-      const p = Math.max(...photo.p.map((v, i) => Math.abs(v - model.probabilities[i]!)));
+      const p = largestGap(photo.p, model.probabilities);
       expect(p, `${photo.file}: probabilities`).toBeLessThanOrEqual(tolerance.p);
       const distance = Math.abs(model.distance - photo.distance) / Math.max(Math.abs(photo.distance), 1e-6);
       expect(distance, `${photo.file}: distance`).toBeLessThanOrEqual(tolerance.distance_rel);
@@ -72,7 +77,6 @@ describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch twin (models/parity.jso
 });
 
 describe.skipIf(!HAVE_DATASETS)("leaf crops read side by side", () => {
-  const parity = JSON.parse(readFileSync(path.join(ROOT_DIR, "models", "parity.json"), "utf8")) as Parity;
   let one: Analyser;
   let two: Analyser;
   beforeAll(async () => {
@@ -96,9 +100,7 @@ describe.skipIf(!HAVE_DATASETS)("leaf crops read side by side", () => {
       ).toEqual(crops!.map((crop) => crop.window));
       // A batch of one and a batch of two differ in the last float bits, not more.
       crops!.forEach((crop, i) => {
-        const gap = Math.max(
-          ...crop.probabilities.map((v, k) => Math.abs(v - spreadCrops![i]!.probabilities[k]!)),
-        );
+        const gap = largestGap(crop.probabilities, spreadCrops![i]!.probabilities);
         expect(gap, `${photo.file}: crop ${i}`).toBeLessThan(1e-5);
       });
     }
