@@ -5,7 +5,8 @@
  * its event loop); the server's CPU per request; its memory at start, at its peak under 64 clients and after
  * idling; and, side by side, the decode floor (bench/decode-floor.ts: sharp alone on the same photo) that the
  * JPEG's throughput and latency are divided by.
- * Run alone: `npx tsx bench/api.ts [--requests 120] [--concurrency 4]`; `npm run bench` runs it with the others.
+ * Run alone: `npx tsx bench/api.ts [--requests 120] [--concurrency 4] [--allocator glibc]`; `npm run bench` runs it
+ * with the others, with the image's allocator.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -67,6 +68,7 @@ export interface ApiBenchResult {
   floors: DecodeFloor[];
   /** node's arguments, as `npm start` gives them. */
   command: string[];
+  allocator: Allocator;
   memory: MemoryPhase;
 }
 
@@ -104,14 +106,17 @@ async function startArguments(): Promise<string[]> {
   return args;
 }
 
+/** Which allocator the server runs with: the image's (jemalloc, when this machine has it) or glibc's, to compare. */
+export type Allocator = "jemalloc" | "glibc";
+
 /** The real server, started as npm start starts it, limits lifted: the bench measures work, not 429s. */
-async function startServer(port: number, command: string[]): Promise<ChildProcess> {
+async function startServer(port: number, command: string[], allocator: Allocator): Promise<ChildProcess> {
   await buildDist();
   const child = spawn(process.execPath, command, {
     cwd: ROOT,
     env: {
       ...process.env,
-      ...(existsSync(JEMALLOC) ? { LD_PRELOAD: JEMALLOC, MALLOC_CONF: await mallocConf() } : {}),
+      ...(allocator === "jemalloc" ? { LD_PRELOAD: JEMALLOC, MALLOC_CONF: await mallocConf() } : {}),
       PORT: String(port),
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
@@ -233,8 +238,9 @@ const IDLE_SECONDS = 15;
  * on this machine), each phase bounded by `requests` and by `maxSeconds`.
  */
 export async function runApiBench(
-  options: { requests?: number; concurrency?: number; maxSeconds?: number } = {},
+  options: { requests?: number; concurrency?: number; maxSeconds?: number; allocator?: Allocator } = {},
 ): Promise<ApiBenchResult> {
+  const allocator = options.allocator ?? (existsSync(JEMALLOC) ? "jemalloc" : "glibc");
   const requests = options.requests ?? 120;
   const levels = [...new Set([1, options.concurrency ?? 4])];
   const maxSeconds = options.maxSeconds ?? 45;
@@ -243,7 +249,7 @@ export async function runApiBench(
 
   const port = await freePort();
   const command = await startArguments();
-  const server = await startServer(port, command);
+  const server = await startServer(port, command, allocator);
   const pid = server.pid!;
   try {
     const startMiB = await rssMiB(pid, "VmRSS");
@@ -309,6 +315,7 @@ export async function runApiBench(
       skipped,
       floors,
       command,
+      allocator,
       memory: memory!,
     };
   } finally {
@@ -388,7 +395,7 @@ export function formatApiBench(result: ApiBenchResult): string {
     "",
     "POST /diagnosis/ with `language=en` over loopback HTTP against the compiled server in its own process, " +
       `started as \`npm start\` starts it (\`node ${result.command.join(" ")}\`) ` +
-      `(defaults, ${existsSync(JEMALLOC) ? "jemalloc preloaded and set up as in deploy/Dockerfile" : "glibc's allocator: this machine has no jemalloc"}; ` +
+      `(defaults, ${result.allocator === "jemalloc" ? "jemalloc preloaded and set up as in deploy/Dockerfile" : existsSync(JEMALLOC) ? "glibc's allocator, not the image's jemalloc (--allocator glibc)" : "glibc's allocator: this machine has no jemalloc"}; ` +
       `bodies built once, so the load generator costs little). Server peak RSS over the whole run ` +
       `${result.peakRssMiB.toFixed(0)} MiB.` +
       (result.modelLoaded ? "" : " NO MODEL LOADED: image checks only."),
@@ -408,11 +415,14 @@ export function formatApiBench(result: ApiBenchResult): string {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { requests: { type: "string" }, concurrency: { type: "string" } },
+    options: { requests: { type: "string" }, concurrency: { type: "string" }, allocator: { type: "string" } },
   });
+  if (values.allocator !== undefined && values.allocator !== "glibc" && values.allocator !== "jemalloc")
+    throw new Error(`--allocator is glibc or jemalloc, not ${values.allocator}`);
   const result = await runApiBench({
     requests: values.requests ? Number(values.requests) : undefined,
     concurrency: values.concurrency ? Number(values.concurrency) : undefined,
+    allocator: values.allocator,
   });
   console.log(formatApiBench(result));
 }
