@@ -242,7 +242,9 @@ export async function runApiBench(
 ): Promise<ApiBenchResult> {
   const allocator = options.allocator ?? (existsSync(JEMALLOC) ? "jemalloc" : "glibc");
   if (allocator === "jemalloc" && !existsSync(JEMALLOC))
-    throw new Error(`no jemalloc on this machine (${JEMALLOC}): apt-get install libjemalloc2, or --allocator glibc`);
+    throw new Error(
+      `no jemalloc on this machine (${JEMALLOC}): apt-get install libjemalloc2, or --allocator glibc`,
+    );
   const requests = options.requests ?? 120;
   const levels = [...new Set([1, options.concurrency ?? 4])];
   const maxSeconds = options.maxSeconds ?? 45;
