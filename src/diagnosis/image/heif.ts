@@ -1,3 +1,4 @@
+import { uninitialisedBytes } from "../buffers.js";
 import { ImageError } from "../diagnoser.js";
 import { MAX_INPUT_PIXELS, THUMBNAIL_MIN_SHORT_SIDE } from "./limits.js";
 
@@ -182,7 +183,7 @@ export function rotateRgba(
   if (quarter === 0) return image;
   const width = quarter === 2 ? w : h;
   const height = quarter === 2 ? h : w;
-  const out = new Uint8Array(data.length);
+  const out = uninitialisedBytes(data.length);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       // Anticlockwise: the top-right corner comes to the top left.
@@ -225,7 +226,7 @@ function copyPixels(heap: HeapScope, image: number): { data: Uint8Array; width: 
   const plane = libheif._heif_image_get_plane_readonly(image, CHANNEL_INTERLEAVED, strideAt);
   const stride = libheif.HEAP32[strideAt >> 2]!;
   const row = width * 4;
-  const data = new Uint8Array(row * height);
+  const data = uninitialisedBytes(row * height);
   for (let y = 0; y < height; y++) {
     data.set(libheif.HEAPU8.subarray(plane + y * stride, plane + y * stride + row), y * row);
   }

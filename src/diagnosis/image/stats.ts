@@ -1,3 +1,4 @@
+import { uninitialisedFloats } from "../buffers.js";
 import type { RgbImage } from "../model/preprocess.js";
 
 /** Measurements of a photo shrunk to 128 px on its shorter side, from which quality and is-plant are judged. */
@@ -48,7 +49,7 @@ function hasJudgeableColour(r: number, g: number, b: number): boolean {
 export function measure(image: RgbImage): ImageStats {
   const { data, width, height } = image;
   const pixels = width * height;
-  const luma = new Float32Array(pixels);
+  const luma = uninitialisedFloats(pixels);
   let lumaSum = 0;
   let dark = 0;
   let clipped = 0;

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Piscina } from "piscina";
+import { uninitialisedBytes } from "../buffers.js";
 import { BusyError, ImageError } from "../diagnoser.js";
 import type { RgbaImage } from "../image/heif.js";
 import type { ModelOutput } from "./session.js";
@@ -99,7 +100,13 @@ export function createPool(options: PoolOptions): InferencePool {
         batch.buffer as ArrayBuffer,
       ]) as Promise<ModelOutput>,
     async decodeHeif(bytes) {
-      const reply = (await run(decoding, { bytes }, "decodeHeif")) as RgbaImage | ImageErrorReply;
+      // A copy of its own is handed over: cloning the upload would grow a serialisation buffer to its size and
+      // allocate it zeroed on the other side (buffers.ts: under jemalloc both fault every page in afresh).
+      const own = uninitialisedBytes(bytes.length);
+      own.set(bytes);
+      const reply = (await run(decoding, { bytes: own }, "decodeHeif", [own.buffer as ArrayBuffer])) as
+        | RgbaImage
+        | ImageErrorReply;
       if ("imageError" in reply) {
         const { message, code, cause } = reply.imageError;
         throw new ImageError(message, code, cause === undefined ? undefined : { cause: new Error(cause) });

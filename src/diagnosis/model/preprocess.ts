@@ -1,3 +1,4 @@
+import { uninitialisedBytes, uninitialisedFloats } from "../buffers.js";
 import { resizeRgb } from "./resample.js";
 
 /** The `input` block of classes.json: how training turned a photo into a tensor. */
@@ -47,7 +48,7 @@ export interface Square {
 export function cut(image: RgbImage, square: Square): RgbImage {
   const { left, top, side } = square;
   if (left === 0 && top === 0 && side === image.width && side === image.height) return image;
-  const data = new Uint8Array(side * side * 3);
+  const data = uninitialisedBytes(side * side * 3);
   const row = side * 3;
   for (let y = 0; y < side; y++) {
     const from = ((top + y) * image.width + left) * 3;
@@ -99,7 +100,7 @@ export function toBatch(images: RgbImage[], spec: InputSpec): Float32Array {
     Float32Array.from({ length: 256 }, (_, v) => (v / 255 - spec.mean[c]!) / spec.std[c]!),
   );
   const [r, g, b] = tables as [Float32Array, Float32Array, Float32Array];
-  const batch = new Float32Array(images.length * 3 * plane);
+  const batch = uninitialisedFloats(images.length * 3 * plane);
   images.forEach((image, n) => {
     if (image.width !== size || image.height !== size)
       throw new Error(`a view is ${image.width}×${image.height}, the model takes ${size}×${size}`);

@@ -3,6 +3,8 @@
  * the model was trained on photos resized by Pillow (models/training/common.py), and libvips' kernels differ
  * from it by a few grey levels, enough to move probabilities. Two passes (horizontal, then vertical), 22-bit fixed-point weights, uint8 between passes.
  */
+import { uninitialisedBytes } from "../buffers.js";
+
 const PRECISION_BITS = 32 - 8 - 2;
 const ONE = 1 << PRECISION_BITS;
 
@@ -110,7 +112,7 @@ function copyRect(
   h: number,
 ): Uint8Array {
   if (left === 0 && top === 0 && w === width && h * width * 3 === src.length) return src;
-  const out = new Uint8Array(w * h * 3);
+  const out = uninitialisedBytes(w * h * 3);
   for (let y = 0; y < h; y++) {
     const from = ((top + y) * width + left) * 3;
     out.set(src.subarray(from, from + w * 3), y * w * 3);
@@ -158,7 +160,7 @@ function resizeRows(
   from: number,
   count: number,
 ): Uint8Array {
-  const out = new Uint8Array((lastRow - firstRow) * count * 3);
+  const out = uninitialisedBytes((lastRow - firstRow) * count * 3);
   let d = 0;
   for (let y = firstRow; y < lastRow; y++) {
     const row = y * width;
@@ -179,7 +181,7 @@ function resizeColumns(
   from: number,
   count: number,
 ): Uint8Array {
-  const out = new Uint8Array(count * width * 3);
+  const out = uninitialisedBytes(count * width * 3);
   const step = width * 3;
   let d = 0;
   for (let y = from; y < from + count; y++) {
