@@ -5,8 +5,8 @@
  * its event loop); the server's CPU per request; its memory at start, at its peak under 64 clients and after
  * idling; and, side by side, the decode floor (bench/decode-floor.ts: sharp alone on the same photo) that the
  * JPEG's throughput and latency are divided by.
- * Run alone: `npx tsx bench/api.ts [--requests 120] [--concurrency 4] [--allocator glibc]`; `npm run bench` runs it
- * with the others, with the image's allocator.
+ * Run alone: `npx tsx bench/api.ts [--requests 120] [--concurrency 4] [--allocator glibc | --malloc-conf CONF]`;
+ * `npm run bench` runs it with the others, with the image's allocator and settings.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -69,6 +69,8 @@ export interface ApiBenchResult {
   /** node's arguments, as `npm start` gives them. */
   command: string[];
   allocator: Allocator;
+  /** jemalloc's MALLOC_CONF when it ran with settings other than the image's (`--malloc-conf`), else null. */
+  mallocConf: string | null;
   memory: MemoryPhase;
 }
 
@@ -110,13 +112,20 @@ async function startArguments(): Promise<string[]> {
 export type Allocator = "jemalloc" | "glibc";
 
 /** The real server, started as npm start starts it, limits lifted: the bench measures work, not 429s. */
-async function startServer(port: number, command: string[], allocator: Allocator): Promise<ChildProcess> {
+async function startServer(
+  port: number,
+  command: string[],
+  allocator: Allocator,
+  conf: string | null,
+): Promise<ChildProcess> {
   await buildDist();
   const child = spawn(process.execPath, command, {
     cwd: ROOT,
     env: {
       ...process.env,
-      ...(allocator === "jemalloc" ? { LD_PRELOAD: JEMALLOC, MALLOC_CONF: await mallocConf() } : {}),
+      ...(allocator === "jemalloc"
+        ? { LD_PRELOAD: JEMALLOC, MALLOC_CONF: conf ?? (await mallocConf()) }
+        : {}),
       PORT: String(port),
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
@@ -238,13 +247,23 @@ const IDLE_SECONDS = 15;
  * on this machine), each phase bounded by `requests` and by `maxSeconds`.
  */
 export async function runApiBench(
-  options: { requests?: number; concurrency?: number; maxSeconds?: number; allocator?: Allocator } = {},
+  options: {
+    requests?: number;
+    concurrency?: number;
+    maxSeconds?: number;
+    allocator?: Allocator;
+    /** jemalloc's settings instead of deploy/Dockerfile's, to compare. */
+    mallocConf?: string;
+  } = {},
 ): Promise<ApiBenchResult> {
   const allocator = options.allocator ?? (existsSync(JEMALLOC) ? "jemalloc" : "glibc");
   if (allocator === "jemalloc" && !existsSync(JEMALLOC))
     throw new Error(
       `no jemalloc on this machine (${JEMALLOC}): apt-get install libjemalloc2, or --allocator glibc`,
     );
+  if (options.mallocConf !== undefined && allocator !== "jemalloc")
+    throw new Error("--malloc-conf sets up jemalloc: it does not go with --allocator glibc");
+  const mallocConfUsed = options.mallocConf ?? null;
   const requests = options.requests ?? 120;
   const levels = [...new Set([1, options.concurrency ?? 4])];
   const maxSeconds = options.maxSeconds ?? 45;
@@ -253,7 +272,7 @@ export async function runApiBench(
 
   const port = await freePort();
   const command = await startArguments();
-  const server = await startServer(port, command, allocator);
+  const server = await startServer(port, command, allocator, mallocConfUsed);
   const pid = server.pid!;
   try {
     const startMiB = await rssMiB(pid, "VmRSS");
@@ -320,6 +339,7 @@ export async function runApiBench(
       floors,
       command,
       allocator,
+      mallocConf: mallocConfUsed,
       memory: memory!,
     };
   } finally {
@@ -399,7 +419,7 @@ export function formatApiBench(result: ApiBenchResult): string {
     "",
     "POST /diagnosis/ with `language=en` over loopback HTTP against the compiled server in its own process, " +
       `started as \`npm start\` starts it (\`node ${result.command.join(" ")}\`) ` +
-      `(defaults, ${result.allocator === "jemalloc" ? "jemalloc preloaded and set up as in deploy/Dockerfile" : existsSync(JEMALLOC) ? "glibc's allocator, not the image's jemalloc (--allocator glibc)" : "glibc's allocator: this machine has no jemalloc"}; ` +
+      `(defaults, ${result.allocator === "jemalloc" ? (result.mallocConf === null ? "jemalloc preloaded and set up as in deploy/Dockerfile" : `jemalloc preloaded with MALLOC_CONF=${result.mallocConf} (--malloc-conf), not the image's settings`) : existsSync(JEMALLOC) ? "glibc's allocator, not the image's jemalloc (--allocator glibc)" : "glibc's allocator: this machine has no jemalloc"}; ` +
       `bodies built once, so the load generator costs little). Server peak RSS over the whole run ` +
       `${result.peakRssMiB.toFixed(0)} MiB.` +
       (result.modelLoaded ? "" : " NO MODEL LOADED: image checks only."),
@@ -419,7 +439,12 @@ export function formatApiBench(result: ApiBenchResult): string {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { requests: { type: "string" }, concurrency: { type: "string" }, allocator: { type: "string" } },
+    options: {
+      requests: { type: "string" },
+      concurrency: { type: "string" },
+      allocator: { type: "string" },
+      "malloc-conf": { type: "string" },
+    },
   });
   if (values.allocator !== undefined && values.allocator !== "glibc" && values.allocator !== "jemalloc")
     throw new Error(`--allocator is glibc or jemalloc, not ${values.allocator}`);
@@ -427,6 +452,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     requests: values.requests ? Number(values.requests) : undefined,
     concurrency: values.concurrency ? Number(values.concurrency) : undefined,
     allocator: values.allocator,
+    mallocConf: values["malloc-conf"],
   });
   console.log(formatApiBench(result));
 }
