@@ -8,11 +8,11 @@
  * `Buffer.allocUnsafeSlow` takes plain malloc memory of its own (never Node's shared pool), so a view over it
  * starts at offset 0 and its buffer can be transferred to a worker.
  */
-export function uninitialisedBytes(length: number): Uint8Array {
+export function uninitialisedBytes(length: number): Uint8Array<ArrayBuffer> {
   return new Uint8Array(Buffer.allocUnsafeSlow(length).buffer, 0, length);
 }
 
 /** As `uninitialisedBytes`, for float32 tensors. */
-export function uninitialisedFloats(length: number): Float32Array {
+export function uninitialisedFloats(length: number): Float32Array<ArrayBuffer> {
   return new Float32Array(Buffer.allocUnsafeSlow(length * Float32Array.BYTES_PER_ELEMENT).buffer, 0, length);
 }

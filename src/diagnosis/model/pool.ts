@@ -104,7 +104,7 @@ export function createPool(options: PoolOptions): InferencePool {
       // allocate it zeroed on the other side (buffers.ts: under jemalloc both fault every page in afresh).
       const own = uninitialisedBytes(bytes.length);
       own.set(bytes);
-      const reply = (await run(decoding, { bytes: own }, "decodeHeif", [own.buffer as ArrayBuffer])) as
+      const reply = (await run(decoding, { bytes: own }, "decodeHeif", [own.buffer])) as
         | RgbaImage
         | ImageErrorReply;
       if ("imageError" in reply) {
