@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { ROOT_DIR } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { loadMetadata } from "../../src/diagnosis/model/metadata.js";
+import { DATASETS_DIR, MODEL_PATH } from "../../test/diagnosis/helpers.js";
 import { type BoxedPhoto, boxTable } from "./boxes.js";
 import { calibrationTable } from "./calibration.js";
 import { qualityTables } from "./quality.js";
@@ -22,10 +23,8 @@ import { type Observation, observe } from "./run.js";
 import { byLabel, bySource, isRight, withCropTable, withoutCropTable } from "./sources.js";
 import { evenSample, isLeaf, type LeafBoxes, readLeafBoxes, readTestSplit } from "./split.js";
 
-const DATASETS = path.resolve(ROOT_DIR, "..", "shared", "datasets");
 const SPLIT = path.join(ROOT_DIR, "models", "training", "split.csv");
 const README = path.join(ROOT_DIR, "models", "README.md");
-const MODEL = path.join(ROOT_DIR, "models", "disease-classifier.onnx");
 
 const DEFINITIONS = [
   "Each photo is sent as the API receives it, with `crop_type` = the crop of its true class (other plants: their own name, e.g. `grape`, a crop the service does not cover; non-plant photos: none) and again without `crop_type`.",
@@ -106,8 +105,8 @@ async function main(): Promise<void> {
     },
   });
   for (const [need, what] of [
-    [DATASETS, "the datasets (../shared/datasets beside the repository)"],
-    [MODEL, "a model: train and export one first (models/training)"],
+    [DATASETS_DIR, "the datasets (../shared/datasets beside the repository)"],
+    [MODEL_PATH, "a model: train and export one first (models/training)"],
   ] as const) {
     if (!existsSync(need)) {
       console.error(`npm run eval needs ${what}: nothing at ${need}`);
@@ -120,15 +119,15 @@ async function main(): Promise<void> {
   const splitFile = path.resolve(values.split ?? SPLIT);
   const all = readTestSplit(splitFile);
   const samples = evenSample(all, limit);
-  const leafBoxes = readLeafBoxes(DATASETS);
-  const metadata = await loadMetadata(MODEL);
-  const diagnoser = await createDiagnoser({ modelPath: MODEL, threads });
-  if (!diagnoser.modelReady()) throw new Error(`the model at ${MODEL} failed to load`);
+  const leafBoxes = readLeafBoxes(DATASETS_DIR);
+  const metadata = await loadMetadata(MODEL_PATH);
+  const diagnoser = await createDiagnoser({ modelPath: MODEL_PATH, threads });
+  if (!diagnoser.modelReady()) throw new Error(`the model at ${MODEL_PATH} failed to load`);
   const started = performance.now();
 
   console.error(`${samples.length} test photos of ${all.length}, model ${metadata.model_version}`);
   const observations = await observe(diagnoser, samples, {
-    datasets: DATASETS,
+    datasets: DATASETS_DIR,
     concurrency,
     wantsBoxes: (s) => leafBoxes.has(s.file),
   });
@@ -138,7 +137,7 @@ async function main(): Promise<void> {
   const step = Math.max(1, Math.floor(leaves.length / qualityLimit));
   const qualitySamples = leaves.filter((_, i) => i % step === 0).slice(0, qualityLimit);
   console.error(`quality checks on ${qualitySamples.length} degraded copies of each kind`);
-  tables.push(...(await qualityTables(diagnoser, qualitySamples, { datasets: DATASETS, concurrency })));
+  tables.push(...(await qualityTables(diagnoser, qualitySamples, { datasets: DATASETS_DIR, concurrency })));
   await diagnoser.close();
 
   const seconds = ((performance.now() - started) / 1000).toFixed(0);

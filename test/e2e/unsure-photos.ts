@@ -10,9 +10,10 @@ import { ROOT_DIR } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
 import type { DiagnosisResult, Outcome } from "../../src/diagnosis/types.js";
+import { DATASETS_DIR, MODEL_PATH } from "../diagnosis/helpers.js";
 
 export const FIXTURES_DIR = path.join(ROOT_DIR, "test/e2e/fixtures");
-export const FIELD_PHOTOS = path.resolve(ROOT_DIR, "../shared/datasets/field-photos");
+export const FIELD_PHOTOS = path.join(DATASETS_DIR, "field-photos");
 
 async function resultOf(diagnoser: Diagnoser, file: string): Promise<DiagnosisResult> {
   const context = { language: "sw", detailLevel: "simple", includeBbox: true } as const;
@@ -59,7 +60,7 @@ export async function fieldPhotos(
 
 async function choose(count: number): Promise<void> {
   const diagnoser = await createDiagnoser({
-    modelPath: path.join(ROOT_DIR, "models/disease-classifier.onnx"),
+    modelPath: MODEL_PATH,
     threads: 1,
   });
   try {
