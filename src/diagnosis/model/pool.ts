@@ -10,7 +10,7 @@ import type { ImageErrorReply, InferTask, WorkerData } from "./worker.js";
 /** Inference and HEIF decoding on worker threads, so the event loop keeps serving while the CPU works. */
 export interface InferencePool {
   /** `count` images of `size` × `size` in one run (NCHW `batch`). Rejects with BusyError when the queue is full. */
-  infer(batch: Float32Array, count: number, size: number): Promise<ModelOutput>;
+  infer(batch: Float32Array<ArrayBuffer>, count: number, size: number): Promise<ModelOutput>;
   /** Rejects with ImageError for an unusable file, BusyError when the queue is full. */
   decodeHeif(bytes: Uint8Array): Promise<RgbaImage>;
   close(): Promise<void>;
@@ -97,7 +97,7 @@ export function createPool(options: PoolOptions): InferencePool {
     // The batch is handed over, not copied: the caller builds it for this one run.
     infer: (batch, count, size) =>
       run(inference, { batch, count, size } satisfies InferTask, "infer", [
-        batch.buffer as ArrayBuffer,
+        batch.buffer,
       ]) as Promise<ModelOutput>,
     async decodeHeif(bytes) {
       // A copy of its own is handed over: cloning the upload would grow a serialisation buffer to its size and

@@ -93,7 +93,7 @@ export function centreView(image: RgbImage, size: number): CentreView {
  * Square RGB images of the model's input size → one float32 NCHW batch: /255, (x - mean) / std, as training did
  * (common.py `to_input`). One lookup table per channel: 256 values instead of a division per sample.
  */
-export function toBatch(images: RgbImage[], spec: InputSpec): Float32Array {
+export function toBatch(images: RgbImage[], spec: InputSpec): Float32Array<ArrayBuffer> {
   const { size } = spec;
   const plane = size * size;
   const tables = [0, 1, 2].map((c) =>
