@@ -407,6 +407,17 @@ function floorLines(result: ApiBenchResult): string[] {
   ];
 }
 
+/** How the server's allocator was set up, in the report's words. */
+function allocatorSetup({ allocator, mallocConf }: ApiBenchResult): string {
+  if (allocator === "jemalloc")
+    return mallocConf === null
+      ? "jemalloc preloaded and set up as in deploy/Dockerfile"
+      : `jemalloc preloaded with MALLOC_CONF=${mallocConf} (--malloc-conf), not the image's settings`;
+  return existsSync(JEMALLOC)
+    ? "glibc's allocator, not the image's jemalloc (--allocator glibc)"
+    : "glibc's allocator: this machine has no jemalloc";
+}
+
 export function formatApiBench(result: ApiBenchResult): string {
   return [
     "| image | size | clients | requests | failed | p50 ms | p95 ms | requests/s | server CPU ms/request |",
@@ -419,7 +430,7 @@ export function formatApiBench(result: ApiBenchResult): string {
     "",
     "POST /diagnosis/ with `language=en` over loopback HTTP against the compiled server in its own process, " +
       `started as \`npm start\` starts it (\`node ${result.command.join(" ")}\`) ` +
-      `(defaults, ${result.allocator === "jemalloc" ? (result.mallocConf === null ? "jemalloc preloaded and set up as in deploy/Dockerfile" : `jemalloc preloaded with MALLOC_CONF=${result.mallocConf} (--malloc-conf), not the image's settings`) : existsSync(JEMALLOC) ? "glibc's allocator, not the image's jemalloc (--allocator glibc)" : "glibc's allocator: this machine has no jemalloc"}; ` +
+      `(defaults, ${allocatorSetup(result)}; ` +
       `bodies built once, so the load generator costs little). Server peak RSS over the whole run ` +
       `${result.peakRssMiB.toFixed(0)} MiB.` +
       (result.modelLoaded ? "" : " NO MODEL LOADED: image checks only."),
