@@ -56,6 +56,8 @@ torch.set_num_threads(2)
 net, ck = C.load_checkpoint(args.ckpt)
 classes = ck['classes']
 size = C.checkpoint_size(ck)
+# whether the graph reads mirror images: the distance's features and the service's resize rule follow it
+mirror = C.field_mirror(ck.get('mixture'))
 rows = C.read_split()
 NP, OT = classes.index(C.NON_PLANT), classes.index(C.OTHER)
 
@@ -66,8 +68,7 @@ def pooled(u8):
     out = []
     for i in range(0, len(u8), 128):
         x = C.to_input(u8[i:i + 128])
-        # the features the graph measures the distance on: mirror-averaged unless the mixture reads views alone
-        f = (net(x)[2] + net(x.flip(3))[2]) / 2 if C.field_mirror(ck.get('mixture')) else net(x)[2]
+        f = (net(x)[2] + net(x.flip(3))[2]) / 2 if mirror else net(x)[2]
         out.append(f)
     return torch.cat(out).numpy().astype(np.float64)
 
@@ -247,7 +248,7 @@ version = args.version or f'{arch}-leaf{size}-{os.path.basename(os.path.dirname(
 views_cfg = {'working_size': C.WORKING, 'leaf_crops': leaf_crops, 'margin': args.margin, 'max_area': args.max_area,
              'min_side': args.min_side}
 cls_json = {'model_version': version,
-            'input': {'size': size, 'resize': C.resize_rule(size, C.field_mirror(ck.get('mixture'))), 'color': 'RGB',
+            'input': {'size': size, 'resize': C.resize_rule(size, mirror), 'color': 'RGB',
                       'scale': 255,
                       'mean': C.MEAN, 'std': C.STD, 'layout': 'NCHW'},
             'classes': classes, 'temperature': round(T, 4), **th,
