@@ -21,7 +21,7 @@ import { rejectionTable } from "./rejection.js";
 import { markdownTable, replaceSection, type Table } from "./report.js";
 import { type Observation, observe } from "./run.js";
 import { byLabel, bySource, isRight, withCropTable, withoutCropTable } from "./sources.js";
-import { evenSample, isLeaf, type LeafBoxes, readLeafBoxes, readTestSplit } from "./split.js";
+import { evenSample, isLeaf, type LeafBoxes, readLeafBoxes, readSplit } from "./split.js";
 
 const SPLIT = path.join(ROOT_DIR, "models", "training", "split.csv");
 const README = path.join(ROOT_DIR, "models", "README.md");
@@ -117,7 +117,7 @@ async function main(): Promise<void> {
   const threads = positive(values.threads, 1)!;
   const concurrency = positive(values.concurrency, 2 * threads)!;
   const splitFile = path.resolve(values.split ?? SPLIT);
-  const all = readTestSplit(splitFile);
+  const all = readSplit(splitFile, "test");
   const samples = evenSample(all, limit);
   const leafBoxes = readLeafBoxes(DATASETS_DIR);
   const metadata = await loadMetadata(MODEL_PATH);

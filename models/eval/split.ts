@@ -53,9 +53,10 @@ export function parseCsv(text: string): Record<string, string>[] {
   return body.map((r) => Object.fromEntries(head.map((name, i) => [name, r[i] ?? ""])));
 }
 
-export function readTestSplit(splitFile: string): Sample[] {
+/** The rows of one part of the split: `test` for the model card, `val` for studies that choose something. */
+export function readSplit(splitFile: string, part: "val" | "test"): Sample[] {
   return parseCsv(readFileSync(splitFile, "utf8"))
-    .filter((r) => r.split === "test")
+    .filter((r) => r.split === part)
     .map((r) => ({ file: r.file!, label: r.label!, source: r.source_kind! }));
 }
 

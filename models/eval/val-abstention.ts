@@ -1,0 +1,48 @@
+/**
+ * npx tsx models/eval/val-abstention.ts [--source field_plantdoc] [--threads N]
+ *
+ * How the service's abstention could be chosen, measured on the VAL split only, through the core's public entry
+ * point as `npm run eval` measures the test split: the answered photos per crop, and how right the most sure
+ * photos are under other scores than the service's. Prints markdown; chooses and writes nothing.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { ROOT_DIR } from "../../src/config.js";
+import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
+import { DATASETS_DIR, MODEL_PATH } from "../../test/diagnosis/helpers.js";
+import { coverageTable, perCropTable } from "./abstention.js";
+import { markdownTable } from "./report.js";
+import { observe } from "./run.js";
+import { readSplit } from "./split.js";
+
+const SPLIT = path.join(ROOT_DIR, "models", "training", "split.csv");
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      source: { type: "string", default: "field_plantdoc" },
+      threads: { type: "string", default: "2" },
+    },
+  });
+  const threads = Number(values.threads);
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new Error(`--threads is a whole number ≥ 1, not ${values.threads}`);
+  if (!existsSync(DATASETS_DIR)) throw new Error(`this study needs the datasets: nothing at ${DATASETS_DIR}`);
+  const samples = readSplit(SPLIT, "val").filter((s) => s.source === values.source);
+  if (samples.length === 0) throw new Error(`no val photos of source ${values.source} in ${SPLIT}`);
+  const diagnoser = await createDiagnoser({ modelPath: MODEL_PATH, threads });
+  if (!diagnoser.modelReady()) throw new Error(`the model at ${MODEL_PATH} failed to load`);
+  const observations = await observe(diagnoser, samples, {
+    datasets: DATASETS_DIR,
+    concurrency: 2 * threads,
+    wantsBoxes: () => false,
+  });
+  await diagnoser.close();
+  const withCrop = (o: (typeof observations)[number]) => o.withCrop;
+  console.log(`Val photos of source \`${values.source}\`: ${samples.length}.\n`);
+  console.log(`${markdownTable(perCropTable(observations, withCrop))}\n`);
+  console.log(markdownTable(coverageTable(observations, withCrop)));
+}
+
+await main();
