@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config.js";
-import { createAnalyser } from "../src/diagnosis/analyse.js";
+import { type AnalyseOptions, createAnalyser } from "../src/diagnosis/analyse.js";
 import { benchPhotos } from "./photos.js";
 
 export interface StageTimes {
@@ -20,7 +20,8 @@ export interface StageTimes {
 export interface CoreBenchRow {
   image: string;
   bytes: number;
-  /** Views the model read: the centre view and the leaf crops (the same each run: the photo does not change). */
+  /** Views the model read: the centre view and the leaf crops, the answer's and any read for boxes alone (the same
+   * each run: the photo does not change). */
   views: number;
   decode: StageTimes;
   preprocess: StageTimes;
@@ -51,11 +52,18 @@ export async function runCoreBench(
     threads: 1,
   });
   const { images, skipped } = await benchPhotos();
+  const [jpegName, jpeg] = images[0]!;
+  const cases: [string, Buffer, AnalyseOptions][] = [
+    // The API's default: no `include_bbox`, so only the answer's leaves are read.
+    ...images.map(([name, bytes]): [string, Buffer, AnalyseOptions] => [name, bytes, { boxes: false }]),
+    // Asking for boxes reads every leaf found, each for its own box.
+    [`${jpegName}, \`include_bbox\``, jpeg, { boxes: true }],
+  ];
   const rows: CoreBenchRow[] = [];
   try {
-    for (const [name, bytes] of images) {
+    for (const [name, bytes, options] of cases) {
       // Warm-up: first-use costs (worker start, session, wasm) are not per-image.
-      const { model } = await analyser.analyse(bytes);
+      const { model } = await analyser.analyse(bytes, options);
       const times = {
         decode: [] as number[],
         preprocess: [] as number[],
@@ -64,7 +72,7 @@ export async function runCoreBench(
       };
       for (let i = 0; i < runs; i++) {
         const start = performance.now();
-        const { timings } = await analyser.analyse(bytes);
+        const { timings } = await analyser.analyse(bytes, options);
         times.total.push(performance.now() - start);
         times.decode.push(timings.decode);
         times.preprocess.push(timings.preprocess);
@@ -73,7 +81,7 @@ export async function runCoreBench(
       rows.push({
         image: name,
         bytes: bytes.length,
-        views: model ? 1 + model.crops.length : 0,
+        views: model ? 1 + model.crops.length + model.boxCrops.length : 0,
         decode: percentiles(times.decode),
         preprocess: percentiles(times.preprocess),
         inference: percentiles(times.inference),
@@ -101,7 +109,7 @@ export function formatCoreBench(result: CoreBenchResult): string {
         `| ${r.image} | ${(r.bytes / 1e6).toFixed(1)} MB | ${r.views} | ${ms(r.decode)} | ${ms(r.preprocess)} | ${ms(r.inference)} | ${ms(r.total)} |`,
     ),
     "",
-    `Views read: the centre view and the leaf crops the model chose to look at. Milliseconds, p50 / p95, one inference thread (HEIC decoding on a thread of its own). Peak RSS ${result.peakRssMiB.toFixed(0)} MiB.` +
+    `Views read: the centre view and the leaf crops the model chose to look at (with \`include_bbox\`, every leaf found). Milliseconds, p50 / p95, one inference thread (HEIC decoding on a thread of its own). Peak RSS ${result.peakRssMiB.toFixed(0)} MiB.` +
       (result.modelLoaded ? "" : " NO MODEL LOADED: inference not measured."),
     ...result.skipped.map((s) => `Skipped: ${s}`),
   ];

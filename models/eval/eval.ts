@@ -1,10 +1,11 @@
 /**
- * npm run eval [-- --limit N] [--quality-limit N] [--threads N] [--split FILE] [--write]
+ * npm run eval [-- --limit N] [--quality-limit N] [--threads N] [--split FILE] [--part val|test] [--write]
  *
- * Measures what the API answers: every photo of the fixed test split goes through the core's public entry point
+ * Measures what the API answers: every photo of the fixed test split (or, with --part val, of the val split, for a
+ * change of the served path to be judged before the test split is read) goes through the core's public entry point
  * (`createDiagnoser(...).diagnose`), with the crop a farmer would state and without it, and the tables of the
  * model card's "Served-path evaluation" section are read from the results alone. --write puts them into
- * models/README.md between its markers; --limit N measures at most N photos of each source.
+ * models/README.md between its markers (test only); --limit N measures at most N photos of each source.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -34,7 +35,7 @@ const DEFINITIONS = [
 
 function usage(): never {
   console.error(
-    "npm run eval [-- --limit N] [--quality-limit N] [--threads N] [--concurrency N] [--split FILE] [--write]",
+    "npm run eval [-- --limit N] [--quality-limit N] [--threads N] [--concurrency N] [--split FILE] [--part val|test] [--write]",
   );
   process.exit(2);
 }
@@ -68,7 +69,7 @@ function boxedPhotos(observations: Observation[], leafBoxes: Map<string, LeafBox
   });
 }
 
-function tablesOf(observations: Observation[], leafBoxes: Map<string, LeafBoxes>): Table[] {
+function tablesOf(observations: Observation[], leafBoxes: Map<string, LeafBoxes>, part: string): Table[] {
   const groups = bySource(observations);
   const boxed = observations.filter((o) => leafBoxes.has(o.sample.file));
   const tables = [
@@ -85,7 +86,7 @@ function tablesOf(observations: Observation[], leafBoxes: Map<string, LeafBoxes>
       ),
       boxTable(
         boxedPhotos(boxed, leafBoxes),
-        `${boxed.length} field-photos/ test photos, \`crop_type\` given`,
+        `${boxed.length} field-photos/ ${part} photos, \`crop_type\` given`,
       ),
     );
   }
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
       threads: { type: "string" },
       concurrency: { type: "string" },
       split: { type: "string" },
+      part: { type: "string", default: "test" },
       write: { type: "boolean" },
     },
   });
@@ -113,11 +115,15 @@ async function main(): Promise<void> {
       process.exit(2);
     }
   }
+  const part = values.part;
+  if (part !== "val" && part !== "test") usage();
+  // The model card reports the test split; val figures are for choosing, and are printed only.
+  if (values.write && part !== "test") usage();
   const limit = positive(values.limit, undefined);
   const threads = positive(values.threads, 1)!;
   const concurrency = positive(values.concurrency, 2 * threads)!;
   const splitFile = path.resolve(values.split ?? SPLIT);
-  const all = readSplit(splitFile, "test");
+  const all = readSplit(splitFile, part);
   const samples = evenSample(all, limit);
   const leafBoxes = readLeafBoxes(DATASETS_DIR);
   const metadata = await loadMetadata(MODEL_PATH);
@@ -125,13 +131,13 @@ async function main(): Promise<void> {
   if (!diagnoser.modelReady()) throw new Error(`the model at ${MODEL_PATH} failed to load`);
   const started = performance.now();
 
-  console.error(`${samples.length} test photos of ${all.length}, model ${metadata.model_version}`);
+  console.error(`${samples.length} ${part} photos of ${all.length}, model ${metadata.model_version}`);
   const observations = await observe(diagnoser, samples, {
     datasets: DATASETS_DIR,
     concurrency,
     wantsBoxes: (s) => leafBoxes.has(s.file),
   });
-  const tables = tablesOf(observations, leafBoxes);
+  const tables = tablesOf(observations, leafBoxes, part);
   const leaves = observations.filter((o) => isLeaf(o.sample));
   const qualityLimit = positive(values["quality-limit"], 400)!;
   const step = Math.max(1, Math.floor(leaves.length / qualityLimit));
@@ -146,7 +152,7 @@ async function main(): Promise<void> {
   );
   const header = [
     `\`${command}\`: model \`${metadata.model_version}\`, split \`${shown(splitFile)}\`,`,
-    `${samples.length} of its ${all.length} test photos${limit ? ` (at most ${limit} per source, evenly spaced)` : ""},`,
+    `${samples.length} of its ${all.length} ${part} photos${limit ? ` (at most ${limit} per source, evenly spaced)` : ""},`,
     `${seconds} s with ${threads} inference thread(s).`,
     DEFINITIONS,
   ].join(" ");

@@ -47,15 +47,22 @@ export interface Analysis {
     centre: ViewReading & { view: CentreView };
     /** Every leaf found in the centre view, strongest first (fractions of the centre view). */
     leaves: Leaf[];
-    /** The leaves looked at closer, strongest first. */
+    /** The leaves looked at closer for the answer, strongest first. */
     crops: LeafView[];
+    /** The other leaves found, read only for their boxes when boxes are asked for (never in `probabilities`). */
+    boxCrops: LeafView[];
   } | null;
   /** Milliseconds per stage (the bench reports them): preprocessing and inference summed over both model runs. */
   timings: { decode: number; preprocess: number; inference: number };
 }
 
+export interface AnalyseOptions {
+  /** Read every leaf found, each for its own box (`include_bbox`); the answer is the same either way. */
+  boxes: boolean;
+}
+
 export interface Analyser {
-  analyse(bytes: Buffer): Promise<Analysis>;
+  analyse(bytes: Buffer, options: AnalyseOptions): Promise<Analysis>;
   /** Null when no model is loaded. */
   readonly metadata: ModelMetadata | null;
   close(): Promise<void>;
@@ -101,7 +108,7 @@ export async function createAnalyser(options: {
   const loaded = metadata;
   return {
     metadata,
-    analyse: (bytes) => analyse(bytes, pool, loaded),
+    analyse: (bytes, options) => analyse(bytes, options, pool, loaded),
     close: () => pool.close(),
   };
 }
@@ -172,12 +179,13 @@ function checkQuality(image: DecodedImage): { stats: ImageStats; issue: QualityI
 type ModelReading = NonNullable<Analysis["model"]>;
 
 /**
- * CONTRACT steps 1-5: the centre view, its leaves, the leaves' crops from the working image in one batch, and
- * the views' mean probabilities. `meanwhile` (and the working image) run on this thread while the worker runs
- * the centre view, so they add nothing to the latency.
+ * CONTRACT steps 1-5: the centre view, its leaves, the leaves' crops from the working image, and the views' mean
+ * probabilities. `meanwhile` (and the working image) run on this thread while the worker runs the centre view, so
+ * they add nothing to the latency.
  */
 async function runViews<T>(
   image: RgbImage,
+  options: AnalyseOptions,
   pool: InferencePool,
   metadata: ModelMetadata,
   clock: ReturnType<typeof stages>,
@@ -198,29 +206,12 @@ async function runViews<T>(
 
   const [centre] = readings(centreOutput.logits, 1, metadata.temperature) as [ViewReading];
   const leaves = decodeLeaves(centreOutput.leaf, centreOutput.grid, metadata.leaves);
-  const cropped = leavesToCrop(leaves, metadata.views).map((leaf) => ({
-    leaf,
-    window: cropWindow(leaf, metadata.views),
-  }));
-  let crops: LeafView[] = [];
-  if (cropped.length > 0) {
-    const batches = await clock.time("preprocess", () =>
-      spread(
-        cropped.map(({ window }) => leafCrop(working, window, size)),
-        pool.threads,
-      ).map((images) => ({ batch: toBatch(images, metadata.input), count: images.length })),
-    );
-    // The crops are spread over the inference threads: with two or more, a photo's leaves are read side by side.
-    const outputs = await clock.time("inference", () =>
-      Promise.all(batches.map(({ batch, count }) => pool.infer(batch, count, size))),
-    );
-    crops = outputs
-      .flatMap((output) => readings(output.logits, output.count, metadata.temperature))
-      .map((reading, i) => ({
-        ...cropped[i]!,
-        ...reading,
-      }));
-  }
+  const { answer, boxesOnly } = leavesToCrop(leaves, metadata.views, options.boxes);
+  // The box-only leaves go in batches of their own, so the answer's batches, and its numbers, stay as without boxes.
+  const [crops, boxCrops] = await Promise.all([
+    readCrops(answer, working, pool, metadata, clock),
+    readCrops(boxesOnly, working, pool, metadata, clock),
+  ]);
   const probabilities = mean([centre, ...crops]);
   const model: ModelReading = {
     probabilities,
@@ -230,12 +221,40 @@ async function runViews<T>(
     centre: { ...centre, view },
     leaves,
     crops,
+    boxCrops,
   };
   return { model, meanwhile: besides };
 }
 
+/** Each leaf's crop from the working image, read by the model (CONTRACT step 4). */
+async function readCrops(
+  leaves: Leaf[],
+  working: RgbImage,
+  pool: InferencePool,
+  metadata: ModelMetadata,
+  clock: ReturnType<typeof stages>,
+): Promise<LeafView[]> {
+  if (leaves.length === 0) return [];
+  const { size } = metadata.input;
+  const cropped = leaves.map((leaf) => ({ leaf, window: cropWindow(leaf, metadata.views) }));
+  const batches = await clock.time("preprocess", () =>
+    spread(
+      cropped.map(({ window }) => leafCrop(working, window, size)),
+      pool.threads,
+    ).map((images) => ({ batch: toBatch(images, metadata.input), count: images.length })),
+  );
+  // The crops are spread over the inference threads: with two or more, a photo's leaves are read side by side.
+  const outputs = await clock.time("inference", () =>
+    Promise.all(batches.map(({ batch, count }) => pool.infer(batch, count, size))),
+  );
+  return outputs
+    .flatMap((output) => readings(output.logits, output.count, metadata.temperature))
+    .map((reading, i) => ({ ...cropped[i]!, ...reading }));
+}
+
 async function analyse(
   bytes: Buffer,
+  options: AnalyseOptions,
   pool: InferencePool,
   metadata: ModelMetadata | null,
 ): Promise<Analysis> {
@@ -243,7 +262,7 @@ async function analyse(
   const image = await clock.time("decode", () => decodeImage(bytes, (heif) => pool.decodeHeif(heif)));
   const checks = () => checkQuality(image);
   const { model, meanwhile: quality } = metadata
-    ? await runViews(image, pool, metadata, clock, checks)
+    ? await runViews(image, options, pool, metadata, clock, checks)
     : { model: null, meanwhile: await clock.time("preprocess", checks) };
   const plant = isPlant({
     model:

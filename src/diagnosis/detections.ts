@@ -41,9 +41,9 @@ function topLeafClass(
 }
 
 /**
- * The boxes of one named disease (CONTRACT step 7): the leaves looked at closer whose own crop reads that
- * class best, each with its crop's probability for it, strongest first. A leaf the model did not look at closer
- * has no reading of its own and gets no box.
+ * The boxes of one named disease (CONTRACT step 7): the leaves read on their own (for the answer, or for their
+ * boxes alone) whose crop reads that class best, each with its crop's probability for it, strongest first. A leaf
+ * with no crop of its own (one filling the view) has no reading of its own and gets no box.
  */
 export function leafDetections(
   model: NonNullable<Analysis["model"]>,
@@ -52,7 +52,7 @@ export function leafDetections(
   statedCrop: Crop | null,
 ): Detection[] {
   const name = conditionOfClass(classId);
-  return model.crops
+  return [...model.crops, ...model.boxCrops]
     .map((crop) => ({ crop, top: topLeafClass(crop, classes, statedCrop) }))
     .filter(({ top }) => top.id === classId)
     .sort((a, b) => b.top.probability - a.top.probability)

@@ -27,7 +27,7 @@ export async function createDiagnoser(options: DiagnoserOptions): Promise<Diagno
   ]);
   return {
     async diagnose(image, context, requestId) {
-      const analysis = await analyser.analyse(image);
+      const analysis = await analyser.analyse(image, { boxes: context.includeBbox });
       return assembleResult(
         {
           requestId,

@@ -57,7 +57,8 @@ export const DiagnosisForm = Type.Object(
     include_bbox: Type.Optional(
       Type.Boolean({
         default: false,
-        description: "`true` or `false`. When true, `detections` holds bounding boxes; otherwise it is null.",
+        description:
+          "`true` or `false`. When true, `detections` holds a box for each leaf whose own reading shows a named disease (every leaf found is read, which takes a little longer); otherwise it is null. The diagnosis is the same either way.",
         examples: [true],
       }),
     ),

@@ -29,16 +29,14 @@ const blightLeaf = { x: 0.1, y: 0.2, w: 0.3, h: 0.4, heat: 0.9 };
 const spotLeaf = { x: 0.5, y: 0.5, w: 0.2, h: 0.2, heat: 0.8 };
 const model = {
   centre: { view },
-  crops: [
-    // Reads tomato late blight; among the potato classes, early blight.
-    crop(blightLeaf, [0.1, 0.05, 0.05, 0.6, 0.1, 0.1]),
-    // Reads tomato late blight too, less surely.
-    crop(spotLeaf, [0.2, 0.1, 0.1, 0.4, 0.1, 0.1]),
-  ],
+  // One of the answer's crops: reads tomato late blight; among the potato classes, early blight.
+  crops: [crop(spotLeaf, [0.2, 0.1, 0.1, 0.4, 0.1, 0.1])],
+  // A leaf read for its box alone (include_bbox): tomato late blight too, more surely.
+  boxCrops: [crop(blightLeaf, [0.1, 0.05, 0.05, 0.6, 0.1, 0.1])],
 } as unknown as NonNullable<Analysis["model"]>;
 
 describe("detections from the leaf crops", () => {
-  it("boxes the leaves whose own crop reads the named class best, with that crop's probability", () => {
+  it("boxes the leaves whose own crop reads the named class best, with that crop's probability, strongest first", () => {
     const boxes = leafDetections(model, CLASSES, "tomato__late_blight", null);
     expect(boxes).toEqual([
       { name: "late_blight", bbox: [0.1, 0.2, 0.3, 0.4], confidence: 0.75 },
@@ -49,9 +47,10 @@ describe("detections from the leaf crops", () => {
 
   it("reads each crop among the stated crop's classes only", () => {
     const boxes = leafDetections(model, CLASSES, "potato__early_blight", "potato");
+    // Equally sure: the answer's crop first, then the leaf read for its box.
     expect(boxes.map((b) => b.bbox)).toEqual([
-      [0.1, 0.2, 0.3, 0.4],
       [0.5, 0.5, 0.2, 0.2],
+      [0.1, 0.2, 0.3, 0.4],
     ]);
     expect(boxes.map((b) => b.confidence)).toEqual([0.667, 0.667]);
     expect(leafDetections(model, CLASSES, "tomato__late_blight", "potato")).toEqual([]);

@@ -53,7 +53,9 @@ describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch twin (models/parity.jso
   it("finds the same leaves, runs the same crops and gives the same probabilities and distance", async () => {
     const worst = { p: 0, distance: 0, box: 0 };
     for (const photo of parity.photos) {
-      const model = (await analyser.analyse(readFileSync(path.join(DATASETS_DIR, photo.file)))).model!;
+      const model = (
+        await analyser.analyse(readFileSync(path.join(DATASETS_DIR, photo.file)), { boxes: false })
+      ).model!;
       const served = model.leaves.map((l) => [l.x, l.y, l.w, l.h, l.heat]);
       expect(served.length, `${photo.file}: leaves`).toBe(photo.leaves.length);
       photo.leaves.forEach((leaf, i) => {
@@ -92,7 +94,10 @@ describe.skipIf(!HAVE_DATASETS)("leaf crops read side by side", () => {
     expect(photos.length, "parity.json has no photo with two leaf crops").toBeGreaterThan(0);
     for (const photo of photos) {
       const bytes = readFileSync(path.join(DATASETS_DIR, photo.file));
-      const [alone, spread] = await Promise.all([one.analyse(bytes), two.analyse(bytes)]);
+      const [alone, spread] = await Promise.all([
+        one.analyse(bytes, { boxes: false }),
+        two.analyse(bytes, { boxes: false }),
+      ]);
       const [crops, spreadCrops] = [alone, spread].map((analysis) => analysis.model!.crops);
       expect(
         spreadCrops!.map((crop) => crop.window),

@@ -28,16 +28,28 @@ const pixel = (img: RgbImage, x: number, y: number) =>
   Array.from(img.data.subarray((y * img.width + x) * 3, (y * img.width + x) * 3 + 3));
 
 describe("leaf crop windows", () => {
-  it("crops the strongest leaves that do not already fill the view, at most leaf_crops", () => {
-    const leaves = [
-      leaf(0.5, 0.5, 0.9, 0.9),
-      leaf(0.3, 0.3, 0.2, 0.3),
-      leaf(0.7, 0.7, 0.1, 0.1),
-      leaf(0.1, 0.8, 0.1, 0.1),
-    ];
-    expect(leavesToCrop(leaves, VIEWS)).toEqual([leaves[1], leaves[2]]);
-    expect(leavesToCrop(leaves, { ...VIEWS, max_area: 0.81 })).toEqual([leaves[0], leaves[1]]);
-    expect(leavesToCrop(leaves, { ...VIEWS, leaf_crops: 0 })).toEqual([]);
+  const leaves = [
+    leaf(0.5, 0.5, 0.9, 0.9),
+    leaf(0.3, 0.3, 0.2, 0.3),
+    leaf(0.7, 0.7, 0.1, 0.1),
+    leaf(0.1, 0.8, 0.1, 0.1),
+  ];
+
+  it("crops the strongest leaves that do not already fill the view, at most leaf_crops, for the answer", () => {
+    expect(leavesToCrop(leaves, VIEWS, false)).toEqual({ answer: [leaves[1], leaves[2]], boxesOnly: [] });
+    expect(leavesToCrop(leaves, { ...VIEWS, max_area: 0.81 }, false).answer).toEqual([leaves[0], leaves[1]]);
+    expect(leavesToCrop(leaves, { ...VIEWS, leaf_crops: 0 }, false).answer).toEqual([]);
+  });
+
+  it("crops every other such leaf too when boxes are asked for, apart from the answer's", () => {
+    expect(leavesToCrop(leaves, VIEWS, true)).toEqual({
+      answer: [leaves[1], leaves[2]],
+      boxesOnly: [leaves[3]],
+    });
+    expect(leavesToCrop(leaves, { ...VIEWS, leaf_crops: 0 }, true)).toEqual({
+      answer: [],
+      boxesOnly: [leaves[1], leaves[2], leaves[3]],
+    });
   });
 
   it("is the leaf's longer side with the margin, centred on the leaf", () => {

@@ -9,9 +9,21 @@ export interface Window {
   side: number;
 }
 
-/** The leaves worth a closer look: strongest first, not already filling the centre view (CONTRACT step 4). */
-export function leavesToCrop(leaves: Leaf[], views: ViewSettings): Leaf[] {
-  return leaves.filter((leaf) => leaf.w * leaf.h <= views.max_area).slice(0, views.leaf_crops);
+/**
+ * The leaves worth a closer look, strongest first, not already filling the centre view (CONTRACT step 4): the
+ * first `leaf_crops` join the answer. The rest are read only when boxes are asked for, each for its own box and
+ * never for the answer, so that asking for boxes leaves the diagnosis as it is.
+ */
+export function leavesToCrop(
+  leaves: Leaf[],
+  views: ViewSettings,
+  boxes: boolean,
+): { answer: Leaf[]; boxesOnly: Leaf[] } {
+  const croppable = leaves.filter((leaf) => leaf.w * leaf.h <= views.max_area);
+  return {
+    answer: croppable.slice(0, views.leaf_crops),
+    boxesOnly: boxes ? croppable.slice(views.leaf_crops) : [],
+  };
 }
 
 /** Where `start` must move for a span of `length` to lie inside [0, 1] (shifted, never shrunk). */
