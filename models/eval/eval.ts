@@ -69,7 +69,11 @@ function boxedPhotos(observations: Observation[], leafBoxes: Map<string, LeafBox
   });
 }
 
-function tablesOf(observations: Observation[], leafBoxes: Map<string, LeafBoxes>, part: string): Table[] {
+function tablesOf(
+  observations: Observation[],
+  leafBoxes: Map<string, LeafBoxes>,
+  part: "val" | "test",
+): Table[] {
   const groups = bySource(observations);
   const boxed = observations.filter((o) => leafBoxes.has(o.sample.file));
   const tables = [
@@ -117,8 +121,12 @@ async function main(): Promise<void> {
   }
   const part = values.part;
   if (part !== "val" && part !== "test") usage();
-  // The model card reports the test split; val figures are for choosing, and are printed only.
-  if (values.write && part !== "test") usage();
+  if (values.write && part !== "test") {
+    console.error(
+      "--write records the test split in the model card; val figures are for choosing, and only printed",
+    );
+    process.exit(2);
+  }
   const limit = positive(values.limit, undefined);
   const threads = positive(values.threads, 1)!;
   const concurrency = positive(values.concurrency, 2 * threads)!;

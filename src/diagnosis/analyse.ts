@@ -49,20 +49,18 @@ export interface Analysis {
     leaves: Leaf[];
     /** The leaves looked at closer for the answer, strongest first. */
     crops: LeafView[];
-    /** The other leaves found, read only for their boxes when boxes are asked for (never in `probabilities`). */
-    boxCrops: LeafView[];
+    /**
+     * Reads the other leaves found (none over `views.max_area`), each for its own box and never for the answer,
+     * strongest first: only a result that draws boxes needs them, so they are read on demand, after the answer.
+     */
+    readOtherLeaves(): Promise<LeafView[]>;
   } | null;
-  /** Milliseconds per stage (the bench reports them): preprocessing and inference summed over both model runs. */
+  /** Milliseconds per stage (the bench reports them), summed over the model runs (other leaves' included). */
   timings: { decode: number; preprocess: number; inference: number };
 }
 
-export interface AnalyseOptions {
-  /** Read every leaf found, each for its own box (`include_bbox`); the answer is the same either way. */
-  boxes: boolean;
-}
-
 export interface Analyser {
-  analyse(bytes: Buffer, options: AnalyseOptions): Promise<Analysis>;
+  analyse(bytes: Buffer): Promise<Analysis>;
   /** Null when no model is loaded. */
   readonly metadata: ModelMetadata | null;
   close(): Promise<void>;
@@ -108,7 +106,7 @@ export async function createAnalyser(options: {
   const loaded = metadata;
   return {
     metadata,
-    analyse: (bytes, options) => analyse(bytes, options, pool, loaded),
+    analyse: (bytes) => analyse(bytes, pool, loaded),
     close: () => pool.close(),
   };
 }
@@ -185,7 +183,6 @@ type ModelReading = NonNullable<Analysis["model"]>;
  */
 async function runViews<T>(
   image: RgbImage,
-  options: AnalyseOptions,
   pool: InferencePool,
   metadata: ModelMetadata,
   clock: ReturnType<typeof stages>,
@@ -206,12 +203,8 @@ async function runViews<T>(
 
   const [centre] = readings(centreOutput.logits, 1, metadata.temperature) as [ViewReading];
   const leaves = decodeLeaves(centreOutput.leaf, centreOutput.grid, metadata.leaves);
-  const { answer, boxesOnly } = leavesToCrop(leaves, metadata.views, options.boxes);
-  // The box-only leaves go in batches of their own, so the answer's batches, and its numbers, stay as without boxes.
-  const [crops, boxCrops] = await Promise.all([
-    readCrops(answer, working, pool, metadata, clock),
-    readCrops(boxesOnly, working, pool, metadata, clock),
-  ]);
+  const { answer, others } = leavesToCrop(leaves, metadata.views);
+  const crops = await readCrops(answer, working, pool, metadata, clock);
   const probabilities = mean([centre, ...crops]);
   const model: ModelReading = {
     probabilities,
@@ -221,7 +214,8 @@ async function runViews<T>(
     centre: { ...centre, view },
     leaves,
     crops,
-    boxCrops,
+    // In batches of their own: the answer's batches, and so its numbers, are the same whether or not they are read.
+    readOtherLeaves: () => readCrops(others, working, pool, metadata, clock),
   };
   return { model, meanwhile: besides };
 }
@@ -254,7 +248,6 @@ async function readCrops(
 
 async function analyse(
   bytes: Buffer,
-  options: AnalyseOptions,
   pool: InferencePool,
   metadata: ModelMetadata | null,
 ): Promise<Analysis> {
@@ -262,7 +255,7 @@ async function analyse(
   const image = await clock.time("decode", () => decodeImage(bytes, (heif) => pool.decodeHeif(heif)));
   const checks = () => checkQuality(image);
   const { model, meanwhile: quality } = metadata
-    ? await runViews(image, options, pool, metadata, clock, checks)
+    ? await runViews(image, pool, metadata, clock, checks)
     : { model: null, meanwhile: await clock.time("preprocess", checks) };
   const plant = isPlant({
     model:

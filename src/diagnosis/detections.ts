@@ -1,4 +1,4 @@
-import type { Analysis, LeafView } from "./analyse.js";
+import type { LeafView } from "./analyse.js";
 import { conditionOfClass, cropOfClass } from "./crops.js";
 import type { Leaf } from "./model/leaves.js";
 import { leafProbabilities } from "./model/metadata.js";
@@ -34,31 +34,31 @@ function topLeafClass(
     ([id]) => statedCrop === null || cropOfClass(id) === statedCrop,
   );
   const total = compared.reduce((sum, [, p]) => sum + p, 0);
-  let best = { id: "", probability: -1 };
-  for (const [id, p] of compared)
-    if (p > best.probability) best = { id, probability: total > 0 ? p / total : 0 };
-  return best;
+  let best = { id: "", p: -1 };
+  for (const [id, p] of compared) if (p > best.p) best = { id, p };
+  return { id: best.id, probability: total > 0 ? best.p / total : 0 };
 }
 
 /**
- * The boxes of one named disease (CONTRACT step 7): the leaves read on their own (for the answer, or for their
- * boxes alone) whose crop reads that class best, each with its crop's probability for it, strongest first. A leaf
- * with no crop of its own (one filling the view) has no reading of its own and gets no box.
+ * The boxes of one named disease (CONTRACT step 7): of the leaves read on their own (for the answer, or for their
+ * boxes alone), those whose crop reads that class best, each with its crop's probability for it, strongest first.
+ * A leaf with no crop of its own (one filling the view) has no reading of its own and gets no box.
  */
 export function leafDetections(
-  model: NonNullable<Analysis["model"]>,
+  crops: LeafView[],
+  view: CentreView,
   classes: string[],
   classId: string,
   statedCrop: Crop | null,
 ): Detection[] {
   const name = conditionOfClass(classId);
-  return [...model.crops, ...model.boxCrops]
+  return crops
     .map((crop) => ({ crop, top: topLeafClass(crop, classes, statedCrop) }))
     .filter(({ top }) => top.id === classId)
     .sort((a, b) => b.top.probability - a.top.probability)
     .map(({ crop, top }) => ({
       name,
-      bbox: toPhoto(crop.leaf, model.centre.view),
+      bbox: toPhoto(crop.leaf, view),
       confidence: round3(top.probability),
     }));
 }

@@ -1,4 +1,4 @@
-import { type Analysis, createAnalyser, type Logger } from "./analyse.js";
+import { type Analysis, createAnalyser, type LeafView, type Logger } from "./analyse.js";
 import { parseCrop } from "./crops.js";
 import { leafDetections } from "./detections.js";
 import type { Diagnoser } from "./diagnoser.js";
@@ -27,17 +27,22 @@ export async function createDiagnoser(options: DiagnoserOptions): Promise<Diagno
   ]);
   return {
     async diagnose(image, context, requestId) {
-      const analysis = await analyser.analyse(image, { boxes: context.includeBbox });
-      return assembleResult(
-        {
-          requestId,
-          context,
-          isPlant: analysis.isPlant,
-          qualityIssue: analysis.qualityIssue,
-          model: analyser.metadata ? verdict(analysis, analyser.metadata, context) : null,
-        },
-        kb,
-      );
+      const analysis = await analyser.analyse(image);
+      const assess = (otherLeaves: LeafView[]) =>
+        assembleResult(
+          {
+            requestId,
+            context,
+            isPlant: analysis.isPlant,
+            qualityIssue: analysis.qualityIssue,
+            model: analyser.metadata ? verdict(analysis, analyser.metadata, context, otherLeaves) : null,
+          },
+          kb,
+        );
+      const result = assess([]);
+      // Only a diagnosed result asked for boxes draws them: then the other leaves are read, and only the boxes change.
+      if (!context.includeBbox || result.outcome !== "diagnosed" || !analysis.model) return result;
+      return assess(await analysis.model.readOtherLeaves());
     },
     modelReady: () => analyser.metadata !== null,
     close: () => analyser.close(),
@@ -47,12 +52,14 @@ export async function createDiagnoser(options: DiagnoserOptions): Promise<Diagno
 /**
  * The model's answer, given that the photo is judged a plant (CONTRACT step 6): the views' mean probabilities
  * over the leaf classes, renormalised; a crop we do not cover when no covered crop is stated and other_plant
- * reaches its threshold; the boxes are the leaves whose own crop reads the named class.
+ * reaches its threshold; the boxes are the leaves (the answer's crops and `otherLeaves`) whose own crop reads the
+ * named class.
  */
 function verdict(
   analysis: Analysis,
   metadata: ModelMetadata,
   context: DiagnosisContext,
+  otherLeaves: LeafView[],
 ): ModelVerdict | null {
   const model = analysis.model;
   if (!model) return null;
@@ -63,6 +70,13 @@ function verdict(
     probabilities: leafProbabilities(model.probabilities, metadata.classes),
     otherCrop,
     unsureThreshold: metadata.unsure_threshold,
-    boxes: (classId) => leafDetections(model, metadata.classes, classId, statedCrop),
+    boxes: (classId) =>
+      leafDetections(
+        [...model.crops, ...otherLeaves],
+        model.centre.view,
+        metadata.classes,
+        classId,
+        statedCrop,
+      ),
   };
 }

@@ -35,20 +35,15 @@ describe("leaf crop windows", () => {
     leaf(0.1, 0.8, 0.1, 0.1),
   ];
 
-  it("crops the strongest leaves that do not already fill the view, at most leaf_crops, for the answer", () => {
-    expect(leavesToCrop(leaves, VIEWS, false)).toEqual({ answer: [leaves[1], leaves[2]], boxesOnly: [] });
-    expect(leavesToCrop(leaves, { ...VIEWS, max_area: 0.81 }, false).answer).toEqual([leaves[0], leaves[1]]);
-    expect(leavesToCrop(leaves, { ...VIEWS, leaf_crops: 0 }, false).answer).toEqual([]);
-  });
-
-  it("crops every other such leaf too when boxes are asked for, apart from the answer's", () => {
-    expect(leavesToCrop(leaves, VIEWS, true)).toEqual({
-      answer: [leaves[1], leaves[2]],
-      boxesOnly: [leaves[3]],
+  it("crops the strongest leaves that do not already fill the view: at most leaf_crops for the answer", () => {
+    expect(leavesToCrop(leaves, VIEWS)).toEqual({ answer: [leaves[1], leaves[2]], others: [leaves[3]] });
+    expect(leavesToCrop(leaves, { ...VIEWS, max_area: 0.81 })).toEqual({
+      answer: [leaves[0], leaves[1]],
+      others: [leaves[2], leaves[3]],
     });
-    expect(leavesToCrop(leaves, { ...VIEWS, leaf_crops: 0 }, true)).toEqual({
+    expect(leavesToCrop(leaves, { ...VIEWS, leaf_crops: 0 })).toEqual({
       answer: [],
-      boxesOnly: [leaves[1], leaves[2], leaves[3]],
+      others: [leaves[1], leaves[2], leaves[3]],
     });
   });
 

@@ -11,19 +11,11 @@ export interface Window {
 
 /**
  * The leaves worth a closer look, strongest first, not already filling the centre view (CONTRACT step 4): the
- * first `leaf_crops` join the answer. The rest are read only when boxes are asked for, each for its own box and
- * never for the answer, so that asking for boxes leaves the diagnosis as it is.
+ * first `leaf_crops` join the answer; the others may be read for their boxes alone, never for the answer.
  */
-export function leavesToCrop(
-  leaves: Leaf[],
-  views: ViewSettings,
-  boxes: boolean,
-): { answer: Leaf[]; boxesOnly: Leaf[] } {
+export function leavesToCrop(leaves: Leaf[], views: ViewSettings): { answer: Leaf[]; others: Leaf[] } {
   const croppable = leaves.filter((leaf) => leaf.w * leaf.h <= views.max_area);
-  return {
-    answer: croppable.slice(0, views.leaf_crops),
-    boxesOnly: boxes ? croppable.slice(views.leaf_crops) : [],
-  };
+  return { answer: croppable.slice(0, views.leaf_crops), others: croppable.slice(views.leaf_crops) };
 }
 
 /** Where `start` must move for a span of `length` to lie inside [0, 1] (shifted, never shrunk). */
