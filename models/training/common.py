@@ -324,6 +324,20 @@ def field_answered_at(P, y, kind, classes, target):
     return answered_share(top[field], right[field], target)
 
 
+TEMPERATURES = np.exp(np.linspace(np.log(0.4), np.log(4), 60))
+
+
+def source_nll(P, y, kind):
+    """The negative log-likelihood of the true classes under P [N, K], averaged per source and then over the
+    sources, so that 1,200 lab photos do not outweigh 263 field ones."""
+    return float(np.mean([-np.log(np.clip(P[kind == s, y[kind == s]], 1e-12, 1)).mean() for s in sorted(set(kind))]))
+
+
+def fit_temperature(nll_at):
+    """The temperature of TEMPERATURES at which nll_at(T), a val NLL at temperature T, is lowest."""
+    return float(TEMPERATURES[int(np.argmin([nll_at(t) for t in TEMPERATURES]))])
+
+
 def same_crop(y, classes):
     """[N, K]: which classes belong to the crop of each photo's true class (other_plant and non_plant are their
     own "crop"): the classes a stated crop narrows to."""

@@ -136,7 +136,6 @@ t0 = time.time()
 reads = V.read_photos(served, paths, Xva, params)
 print(f'val read with up to 4 leaf crops in {time.time() - t0:.0f}s', flush=True)
 dist = np.array([o['distance'] for o in reads])
-sources = sorted(set(kind))
 
 
 def crop_accuracy(P, mask):
@@ -157,13 +156,10 @@ print('leaf crops', leaf_crops, crop_scan, flush=True)
 
 
 def nll(T):
-    P = probs(T, leaf_crops)
-    per = [float(-np.log(np.clip(P[kind == s, y[kind == s]], 1e-12, 1)).mean()) for s in sources]
-    return float(np.mean(per))
+    return C.source_nll(probs(T, leaf_crops), y, kind)
 
 
-grid = np.exp(np.linspace(np.log(0.4), np.log(4), 60))
-T = float(grid[int(np.argmin([nll(t) for t in grid]))])
+T = C.fit_temperature(nll)
 P = probs(T, leaf_crops)
 print('temperature', T, 'nll', nll(1.0), '->', nll(T), flush=True)
 

@@ -7,7 +7,8 @@ GPU machine that has no ../shared) on val, as train.py would have, and keep the 
 Each snapshot is read by common.served_logits (centre view as served, mirror average; every non-lab val photo and
 the fixed 1,200 lab ones) and scored as train.py's --select field does (field accuracy with the crop given + a
 quarter of lab accuracy). Beside the score, not in it: the share of field photos it would answer at
---answered-target right (`field_answered_at_target`, as mixture.py's rule reads a mixture). The table goes to stdout
+--answered-target right (`field_answered_at_target`, as mixture.py's rule reads a mixture), with the probabilities
+at the temperature export.py would fit on the same val photos (`temperature`), as the service would read them. The table goes to stdout
 and --json, the best snapshot to --out in train.py's checkpoint format.
 """
 import argparse, json, os
@@ -53,8 +54,10 @@ def main():
         ve = C.source_accuracy(lg, yva, kva, classes)
         score = C.field_score(ve)
         # reported beside the score, not in it: mixture.py's rule asks for coverage too (model card, 27 November)
-        ve['field_answered_at_target'] = C.field_answered_at(torch.softmax(torch.from_numpy(lg), 1).numpy(), yva,
-                                                             kva, classes, args.answered_target)
+        probs = lambda t: torch.softmax(torch.from_numpy(lg / t), 1).numpy()
+        ve['temperature'] = C.fit_temperature(lambda t: C.source_nll(probs(t), yva, kva))
+        ve['field_answered_at_target'] = C.field_answered_at(probs(ve['temperature']), yva, kva, classes,
+                                                             args.answered_target)
         row = {'file': f, 'run': run_args['run'], 'arch': run_args.get('arch', 'mnv3s'), 'size': args.size,
                'mmacs_per_view': round(C.conv_macs(net, args.size) / 1e6), 'minutes': round(s['minutes'], 2),
                'step': s['step'], 'score': score, **ve}
