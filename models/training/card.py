@@ -108,9 +108,7 @@ def torch_table():
                'answered right', 'not a plant', 'not supported (no crop)'], rows),
         f"Leaf boxes on field test photos with a disease named ({b['photos_with_disease_named']}; "
         f"{b['photos_with_a_box']} with at least one box): precision {pct(b['precision'])}, recall "
-        f"{pct(b['recall'])} at IoU >= {b['iou']} ({b['predicted']} boxes, {b['true_boxes']} PlantDoc leaf boxes), from "
-        "the answer's leaf crops only: the service also reads every other leaf found for its box when boxes are "
-        "asked for (the served-path Boxes table)."])
+        f"{pct(b['recall'])} at IoU >= {b['iou']} ({b['predicted']} boxes, {b['true_boxes']} PlantDoc leaf boxes)."])
 
 
 def wise_table():

@@ -52,15 +52,15 @@ def named_diseases(ranked, probs):
             if i == 0 or (q >= SECONDARY and not classes[c].endswith('__healthy'))]
 
 
-def boxes_for(o, crop, named):
+def boxes_for(leaves, logits, crop, named):
     """CONTRACT step 7: leaves whose crop view's top leaf class (within the crop given) is a named disease."""
     out = []
-    for j, _ in enumerate(o['windows']):
-        q = V.softmax_t(o['crops'][j], cfg['temperature'])
+    for box, z in zip(leaves, logits):
+        q = V.softmax_t(z, cfg['temperature'])
         leaf = [i for i, c in enumerate(classes) if c.split('__')[0] == crop]
         top = leaf[int(np.argmax(q[leaf]))]
         if top in named:
-            out.append(o['cropped'][j])
+            out.append(box)
     return out
 
 
@@ -90,7 +90,9 @@ for r, o in zip(test_rows, reads):
         named = named_diseases(rk, pr)
         if named:
             photos_named += 1
-            pred = boxes_for(o, crop, named)
+            # the answer's crops, and the other leaves the service reads for their boxes alone
+            others, other_logits = V.read_other_leaves(served, os.path.join(C.ROOT, r['file']), o, params, size)
+            pred = boxes_for(o['cropped'] + others, np.concatenate([o['crops'], other_logits]), crop, named)
             gt = C.leaf_boxes(r)
             box_pred += len(pred); box_gt += len(gt); box_photos += bool(pred)
             used = set()

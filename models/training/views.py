@@ -137,6 +137,18 @@ def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
     return out
 
 
+@torch.no_grad()
+def read_other_leaves(served, path, o, params, size):
+    """The leaves of a read_photos result past the answer's crops (none over max_area), each read on its own for
+    its box, as the service reads them for a diagnosed photo asked for boxes. -> (leaves, logits [m, K])."""
+    others = [l for l in o['leaves'] if l[2] * l[3] <= params['max_area']][len(o['cropped']):]
+    if not others:
+        return [], np.zeros((0, len(o['centre'])), np.float32)
+    work = working_image(path)
+    wins = [crop_window(l, params['margin'], params['min_side']) for l in others]
+    return others, served(C.to_input(np.stack([cut(work, w, size) for w in wins])))[0].numpy()
+
+
 def mean_probability(o, T, k=None):
     views = [o['centre'][None]] + ([o['crops'][:k]] if len(o['crops']) else [])
     return softmax_t(np.concatenate(views), T).mean(0)
