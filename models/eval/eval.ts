@@ -22,9 +22,8 @@ import { rejectionTable } from "./rejection.js";
 import { markdownTable, replaceSection, type Table } from "./report.js";
 import { type Observation, observe } from "./run.js";
 import { byLabel, bySource, isRight, withCropTable, withoutCropTable } from "./sources.js";
-import { evenSample, isLeaf, type LeafBoxes, readLeafBoxes, readSplit } from "./split.js";
+import { evenSample, isLeaf, type LeafBoxes, readLeafBoxes, readSplit, SPLIT_FILE } from "./split.js";
 
-const SPLIT = path.join(ROOT_DIR, "models", "training", "split.csv");
 const README = path.join(ROOT_DIR, "models", "README.md");
 
 const DEFINITIONS = [
@@ -130,7 +129,7 @@ async function main(): Promise<void> {
   const limit = positive(values.limit, undefined);
   const threads = positive(values.threads, 1)!;
   const concurrency = positive(values.concurrency, 2 * threads)!;
-  const splitFile = path.resolve(values.split ?? SPLIT);
+  const splitFile = path.resolve(values.split ?? SPLIT_FILE);
   const all = readSplit(splitFile, part);
   const samples = evenSample(all, limit);
   const leafBoxes = readLeafBoxes(DATASETS_DIR);

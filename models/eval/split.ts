@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { ROOT_DIR } from "../../src/config.js";
 import { cropOfClass } from "../../src/diagnosis/crops.js";
 import { NON_PLANT_CLASS, OTHER_PLANT_CLASS } from "../../src/diagnosis/model/metadata.js";
 import { type Box, parseBoxes } from "./boxes.js";
@@ -52,6 +53,9 @@ export function parseCsv(text: string): Record<string, string>[] {
   if (!head) return [];
   return body.map((r) => Object.fromEntries(head.map((name, i) => [name, r[i] ?? ""])));
 }
+
+/** The fixed split (models/training/build_split.py writes it): every photo's part, train, val or test. */
+export const SPLIT_FILE = path.join(ROOT_DIR, "models", "training", "split.csv");
 
 /** The rows of one part of the split: `test` for the model card, `val` for studies that choose something. */
 export function readSplit(splitFile: string, part: "val" | "test"): Sample[] {

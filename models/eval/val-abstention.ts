@@ -6,17 +6,13 @@
  * photos are under other scores than the service's. Prints markdown; chooses and writes nothing.
  */
 import { existsSync } from "node:fs";
-import path from "node:path";
 import { parseArgs } from "node:util";
-import { ROOT_DIR } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { DATASETS_DIR, MODEL_PATH } from "../../test/diagnosis/helpers.js";
 import { coverageTable, perCropTable } from "./abstention.js";
 import { markdownTable } from "./report.js";
 import { observe } from "./run.js";
-import { readSplit } from "./split.js";
-
-const SPLIT = path.join(ROOT_DIR, "models", "training", "split.csv");
+import { readSplit, SPLIT_FILE } from "./split.js";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -29,8 +25,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(threads) || threads < 1)
     throw new Error(`--threads is a whole number ≥ 1, not ${values.threads}`);
   if (!existsSync(DATASETS_DIR)) throw new Error(`this study needs the datasets: nothing at ${DATASETS_DIR}`);
-  const samples = readSplit(SPLIT, "val").filter((s) => s.source === values.source);
-  if (samples.length === 0) throw new Error(`no val photos of source ${values.source} in ${SPLIT}`);
+  const samples = readSplit(SPLIT_FILE, "val").filter((s) => s.source === values.source);
+  if (samples.length === 0) throw new Error(`no val photos of source ${values.source} in ${SPLIT_FILE}`);
   const diagnoser = await createDiagnoser({ modelPath: MODEL_PATH, threads });
   if (!diagnoser.modelReady()) throw new Error(`the model at ${MODEL_PATH} failed to load`);
   const observations = await observe(diagnoser, samples, {

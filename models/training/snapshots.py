@@ -8,8 +8,8 @@ Each snapshot is read by common.served_logits (centre view as served, mirror ave
 the fixed 1,200 lab ones) and scored as train.py's --select field does (field accuracy with the crop given + a
 quarter of lab accuracy). Beside the score, not in it: the share of field photos it would answer at
 --answered-target right (`field_answered_at_target`, as mixture.py's rule reads a mixture), with the probabilities
-at the temperature export.py would fit on the same val photos (`temperature`), as the service would read them. The table goes to stdout
-and --json, the best snapshot to --out in train.py's checkpoint format.
+at the temperature export.py would fit on the same val photos (`temperature`), as the service would read them. The
+table goes to stdout and --json, the best snapshot to --out in train.py's checkpoint format.
 """
 import argparse, json, os
 import torch

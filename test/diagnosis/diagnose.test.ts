@@ -2,9 +2,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readSplit, SPLIT_FILE } from "../../models/eval/split.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { type Diagnoser, ImageError } from "../../src/diagnosis/diagnoser.js";
 import { createKnowledge, type Knowledge } from "../../src/diagnosis/kb.js";
+import { NON_PLANT_CLASS } from "../../src/diagnosis/model/metadata.js";
 import { CROPS, type DiagnosisContext, type DiagnosisResult } from "../../src/diagnosis/types.js";
 import { documentJpeg, leafJpeg, toHeic } from "./fixtures.js";
 import { DATASETS_DIR, HAVE_DATASETS, MODEL_PATH } from "./helpers.js";
@@ -125,13 +127,9 @@ describe("diagnosis with the committed model", () => {
   describe.skipIf(!HAVE_DATASETS)("on real test-split photos", () => {
     /** The test split's leaf photos, [file, label], in the split's order. */
     function testLeaves(): [string, string][] {
-      return readFileSync(path.join(MODEL_PATH, "..", "training", "split.csv"), "utf8")
-        .trim()
-        .split(/\r?\n/)
-        .slice(1)
-        .map((l) => l.split(","))
-        .filter((f) => f[4] === "test" && f[1] !== "non_plant")
-        .map((f) => [f[0]!, f[1]!]);
+      return readSplit(SPLIT_FILE, "test")
+        .filter((s) => s.label !== NON_PLANT_CLASS)
+        .map((s) => [s.file, s.label]);
     }
     const photo = (file: string) => readFileSync(path.join(DATASETS_DIR, file));
 
