@@ -168,10 +168,9 @@ function stages() {
   };
 }
 
-/** The checks that need no model, measured at the scale their thresholds were chosen at. */
-function checkQuality(image: DecodedImage): { stats: ImageStats; issue: QualityIssue | null } {
-  const stats = measure(resizeTo(image, QUALITY_SIZE));
-  return { stats, issue: qualityIssue(stats, { width: image.originalWidth, height: image.originalHeight }) };
+/** The measurements the checks judge, at the scale their thresholds were chosen at. */
+function measureQuality(image: DecodedImage): ImageStats {
+  return measure(resizeTo(image, QUALITY_SIZE));
 }
 
 type ModelReading = NonNullable<Analysis["model"]>;
@@ -253,10 +252,16 @@ async function analyse(
 ): Promise<Analysis> {
   const clock = stages();
   const image = await clock.time("decode", () => decodeImage(bytes, (heif) => pool.decodeHeif(heif)));
-  const checks = () => checkQuality(image);
-  const { model, meanwhile: quality } = metadata
-    ? await runViews(image, pool, metadata, clock, checks)
-    : { model: null, meanwhile: await clock.time("preprocess", checks) };
+  const measured = () => measureQuality(image);
+  const { model, meanwhile: stats } = metadata
+    ? await runViews(image, pool, metadata, clock, measured)
+    : { model: null, meanwhile: await clock.time("preprocess", measured) };
+  const leavesFound = model?.leaves.length ?? 0;
+  const issue = qualityIssue(
+    stats,
+    { width: image.originalWidth, height: image.originalHeight },
+    leavesFound,
+  );
   const plant = isPlant({
     model:
       model && metadata
@@ -265,16 +270,17 @@ async function analyse(
             nonPlantThreshold: metadata.non_plant_threshold,
             distance: model.distance,
             distanceThreshold: metadata.distance_threshold,
+            leavesFound,
           }
         : null,
-    plantFraction: quality.stats.plantFraction,
-    qualityIssue: quality.issue,
+    plantFraction: stats.plantFraction,
+    qualityIssue: issue,
   });
   return {
     width: image.originalWidth,
     height: image.originalHeight,
-    stats: quality.stats,
-    qualityIssue: quality.issue,
+    stats,
+    qualityIssue: issue,
     isPlant: plant,
     model,
     timings: clock.spent,

@@ -261,6 +261,21 @@ describe("diagnosis with the committed model", () => {
         expect(mismatch).not.toMatch(/photo again|retake|another photo|new photo/i);
       });
 
+      it("reads purple leaves as leaves: neither 'not a plant' nor 'no leaf visible'", async () => {
+        // PlantDoc field photos of the val split that the source left as colour negatives: the leaves are purple,
+        // so under 8 % of the pixels have a leaf colour, but the leaf finder sees the leaves.
+        for (const file of [
+          "field-photos/maize__northern_leaf_blight/e8a81d1e745bd938.jpg",
+          "field-photos/tomato__bacterial_spot/5723a97f2d3b9730.jpg",
+          "field-photos/pepper__healthy/ef8dcfae3ecade17.jpg",
+        ]) {
+          const result = await diagnoser.diagnose(photo(file), context(), REQUEST_ID);
+          expect(result.is_plant, file).toBe(true);
+          expect(result.image_analysis.quality_issue, file).toBeNull();
+          expect(result.additional_notes ?? "", file).not.toContain(note("not_plant"));
+        }
+      });
+
       it("tells a dark photo only that it is too dark, never that it shows no plant", async () => {
         const tooDark = note("quality.too_dark");
         const notPlant = note("not_plant");

@@ -4,7 +4,7 @@ import { ImageError } from "../../src/diagnosis/diagnoser.js";
 import { decodeImage } from "../../src/diagnosis/image/decode.js";
 import { decodeHeif, pickThumbnail, rotateRgba } from "../../src/diagnosis/image/heif.js";
 import { SHRINK_FROM_SHORT_SIDE, WORKING_SHORT_SIDE } from "../../src/diagnosis/image/limits.js";
-import { qualityIssue } from "../../src/diagnosis/image/quality.js";
+import { QUALITY_THRESHOLDS, qualityIssue } from "../../src/diagnosis/image/quality.js";
 import { sniffFormat } from "../../src/diagnosis/image/sniff.js";
 import { measure } from "../../src/diagnosis/image/stats.js";
 import { resizeTo } from "../../src/diagnosis/model/preprocess.js";
@@ -29,12 +29,14 @@ function colourAt(image: { data: Buffer; width: number }, x: number, y: number):
   return "other";
 }
 
-async function issueOf(bytes: Buffer) {
+/** The issue the checks raise, with `leavesFound` leaves from the model's leaf finder (none: no model). */
+async function issueOf(bytes: Buffer, leavesFound = 0) {
   const image = await decodeImage(bytes);
-  return qualityIssue(measure(resizeTo(image, 128)), {
-    width: image.originalWidth,
-    height: image.originalHeight,
-  });
+  return qualityIssue(
+    measure(resizeTo(image, 128)),
+    { width: image.originalWidth, height: image.originalHeight },
+    leavesFound,
+  );
 }
 
 async function imageErrorCode(bytes: Buffer): Promise<string> {
@@ -328,6 +330,19 @@ describe("quality checks", () => {
       .jpeg()
       .toBuffer();
     expect(await issueOf(soil)).toBe("no_leaf_visible");
+  });
+
+  it("calls a leaf of another colour missing only when the leaf finder saw no leaf either", async () => {
+    // The leaf turned purple, as in a colour negative or a maize leaf short of phosphorus.
+    const purple = await sharp(await leafJpeg())
+      .modulate({ hue: 180 })
+      .jpeg()
+      .toBuffer();
+    expect(measure(resizeTo(await decodeImage(purple), 128)).plantFraction).toBeLessThan(
+      QUALITY_THRESHOLDS.plantFraction,
+    );
+    expect(await issueOf(purple)).toBe("no_leaf_visible");
+    expect(await issueOf(purple, 1)).toBeNull();
   });
 
   it("judges light by the leaf: a well-lit leaf on a white sheet is not overexposed, the same leaf washed out is", async () => {

@@ -23,17 +23,23 @@ export const QUALITY_THRESHOLDS = {
   washedOutLeafLuma: 0.88,
   /** Laplacian variance. Clean photos: 1st percentile 63; blurred with σ = 1.5 px: 95th percentile 61. */
   laplacianVariance: 40,
-  /** Leaf-coloured share of judgeable pixels. Clean leaf photos: 1st percentile 0.16; non-plant photos: median 0.11. */
+  /**
+   * Leaf-coloured share of judgeable pixels, under which no leaf is visible unless the model's leaf finder sees one.
+   * Clean leaf photos: 1st percentile 0.16; non-plant photos: median 0.11.
+   */
   plantFraction: 0.1,
 } as const;
 
 /**
  * The one issue worth telling the farmer about, most fundamental first: a photo too small, too dark or washed
- * out cannot be judged for sharpness or colour, so those checks come after.
+ * out cannot be judged for sharpness or colour, so those checks come after. `leavesFound` is how many leaves the
+ * model's leaf finder saw (0 without a model): a leaf is visible when it has a leaf's colour or a leaf's shape, so
+ * a leaf of another colour (a colour negative left uninverted, a purple or reddened leaf) is not called missing.
  */
 export function qualityIssue(
   stats: ImageStats,
   original: { width: number; height: number },
+  leavesFound: number,
 ): QualityIssue | null {
   const t = QUALITY_THRESHOLDS;
   if (Math.min(original.width, original.height) < t.minSide) return "too_small";
@@ -42,7 +48,7 @@ export function qualityIssue(
   // Next to no leaf colour left in a bright photo: the leaf may be what was washed out.
   if (bright && (stats.plantLuma === null || stats.plantLuma >= t.washedOutLeafLuma)) return "overexposed";
   if (stats.laplacianVariance < t.laplacianVariance) return "blurry";
-  if (stats.plantFraction < t.plantFraction) return "no_leaf_visible";
+  if (stats.plantFraction < t.plantFraction && leavesFound === 0) return "no_leaf_visible";
   return null;
 }
 
