@@ -1,7 +1,7 @@
-import { type Analysis, createAnalyser, type LeafView, type Logger } from "./analyse.js";
+import { type Analyser, type Analysis, createAnalyser, type LeafView, type Logger } from "./analyse.js";
 import { parseCrop } from "./crops.js";
 import { leafDetections } from "./detections.js";
-import type { Diagnoser } from "./diagnoser.js";
+import { BusyError, type Diagnoser } from "./diagnoser.js";
 import { createKnowledge, type Knowledge } from "./kb.js";
 import { leafProbabilities, type ModelMetadata } from "./model/metadata.js";
 import { assembleResult, type ModelVerdict } from "./result.js";
@@ -25,6 +25,12 @@ export async function createDiagnoser(options: DiagnoserOptions): Promise<Diagno
     createAnalyser(options),
     options.knowledge ? Promise.resolve(options.knowledge) : createKnowledge(),
   ]);
+  return diagnoserOf({ analyser, kb, logger: options.logger });
+}
+
+/** The diagnoser over an analyser and the disease texts, both already loaded. */
+export function diagnoserOf(deps: { analyser: Analyser; kb: Knowledge; logger?: Logger }): Diagnoser {
+  const { analyser, kb, logger } = deps;
   return {
     async diagnose(image, context, requestId) {
       const analysis = await analyser.analyse(image);
@@ -42,7 +48,13 @@ export async function createDiagnoser(options: DiagnoserOptions): Promise<Diagno
       const result = assess([]);
       // Only a diagnosed result asked for boxes draws them: then the other leaves are read, and only the boxes change.
       if (!context.includeBbox || result.outcome !== "diagnosed" || !analysis.model) return result;
-      return assess(await analysis.model.readOtherLeaves());
+      const otherLeaves = await analysis.model.readOtherLeaves().catch((error: unknown) => {
+        if (!(error instanceof BusyError)) throw error;
+        // The answer is made: a queue too full for the extra leaves costs their boxes, not the answer.
+        logger?.warn({ requestId }, "inference queue full: boxes from the answer's leaves only");
+        return null;
+      });
+      return otherLeaves ? assess(otherLeaves) : result;
     },
     modelReady: () => analyser.metadata !== null,
     close: () => analyser.close(),

@@ -3,6 +3,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT_DIR } from "../../src/config.js";
 import { type Analyser, createAnalyser, type LeafView } from "../../src/diagnosis/analyse.js";
+import { diagnoserOf } from "../../src/diagnosis/diagnose.js";
+import { BusyError } from "../../src/diagnosis/diagnoser.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { DATASETS_DIR, HAVE_DATASETS, MODEL_PATH } from "./helpers.js";
 
 /** Photos with leaves, as the PyTorch twin found them (models/parity.json): several field photos among them. */
@@ -33,5 +36,39 @@ describe.skipIf(!HAVE_DATASETS)("leaves read for their boxes alone (include_bbox
       others += read.length;
     }
     expect(others, "no parity photo has a leaf beyond the answer's crops").toBeGreaterThan(0);
+  });
+
+  it("keeps the answer and its own leaves' boxes when the queue is too full for the other leaves", async () => {
+    const kb = await createKnowledge();
+    /** The real analyser, but the other leaves' reading ends as `readOthers` says. */
+    const readingOthers = (readOthers: () => Promise<LeafView[]>): Analyser => ({
+      ...analyser,
+      analyse: async (bytes) => {
+        const analysis = await analyser.analyse(bytes);
+        return { ...analysis, model: analysis.model && { ...analysis.model, readOtherLeaves: readOthers } };
+      },
+    });
+    const warnings: object[] = [];
+    const logger = { info() {}, error() {}, warn: (obj: object) => warnings.push(obj) };
+    const busy = diagnoserOf({ analyser: readingOthers(() => Promise.reject(new BusyError(5))), kb, logger });
+    const none = diagnoserOf({ analyser: readingOthers(() => Promise.resolve([])), kb });
+    const broken = diagnoserOf({
+      analyser: readingOthers(() => Promise.reject(new Error("worker died"))),
+      kb,
+    });
+    const context = { language: "en", detailLevel: "standard", includeBbox: true } as const;
+    let diagnosed = 0;
+    for (const { file } of photos) {
+      const bytes = readFileSync(path.join(DATASETS_DIR, file));
+      const expected = await none.diagnose(bytes, context, "r");
+      if (expected.outcome !== "diagnosed") continue;
+      diagnosed++;
+      expect(await busy.diagnose(bytes, context, "r"), file).toEqual(expected);
+      expect(warnings.at(-1), file).toEqual({ requestId: "r" });
+      // Anything but a full queue is a fault, and fails the request as before.
+      await expect(broken.diagnose(bytes, context, "r")).rejects.toThrow("worker died");
+    }
+    expect(diagnosed, "no parity photo with leaves was diagnosed").toBeGreaterThan(0);
+    expect(warnings).toHaveLength(diagnosed);
   });
 });
