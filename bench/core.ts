@@ -88,7 +88,7 @@ export async function runCoreBench(
       rows.push({
         image: name,
         bytes: bytes.length,
-        views: model ? 1 + model.crops.length + others : 0,
+        views: model ? 1 + model.crops.length + (model.zoom ? 1 : 0) + others : 0,
         decode: percentiles(times.decode),
         preprocess: percentiles(times.preprocess),
         inference: percentiles(times.inference),

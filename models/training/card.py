@@ -56,11 +56,17 @@ def runs():
 def choices():
     leaf = [[t, f'{v[0]:.3f}', pct(v[1]), pct(v[2])] for t, v in val['leaf_threshold_scan'].items()]
     crops = [[k, pct(v['field_crop_given']), pct(v['lab_crop_given'])] for k, v in val['leaf_crops_scan'].items()]
+    zooms = [[z if float(z) else 'none', pct(v['field_crop_given']), pct(v['lab_crop_given']),
+              pct(v['ibean_crop_given'])] for z, v in val['zoom_scan'].items()]
     return '\n\n'.join([
         'Leaf finder heat threshold (field val photos, leaves matched to PlantDoc boxes at IoU >= 0.5):',
         table(['threshold', 'F1', 'precision', 'recall'], leaf),
         'Leaf crops read beside the centre view (val, top-1 with the crop given, temperature 1):',
-        table(['leaf crops', 'field', 'lab'], crops)])
+        table(['leaf crops', 'field', 'lab'], crops),
+        f"Closer view of the middle, for photos with fewer than {cfg['views']['leaf_crops']} leaves cropped (val, "
+        f"top-1 with the crop given, temperature 1; side as a share of the centre view's; chosen: the best field "
+        f"figure losing at most {100 * meta['args']['zoom_lab_slack']:g} points of lab and nothing of iBean):",
+        table(['side', 'field', 'lab', 'iBean'], zooms)])
 
 
 def origin():
@@ -77,7 +83,8 @@ def facts():
         ['size', f"{meta['onnx_mb']} MB", f"ONNX opset {meta['opset']}, sha256 `{meta['onnx_sha256'][:16]}…`"],
         ['input', f"{cfg['input']['size']} px", f"working image {v['working_size']} px, up to {v['leaf_crops']} leaf "
          f"crops (margin {v['margin']}, at least {v['min_side']} of the side, leaves over {v['max_area']} of the "
-         'photo not cropped)'],
+         'photo not cropped)' + (f"; with fewer leaves cropped, a closer view of the middle {v['zoom']} of the "
+                                 'side' if v['zoom'] else '')],
         ['temperature', cfg['temperature'], f"view-averaged val NLL {val['nll_before']:.3f} -> {val['nll_after']:.3f}"],
         ['`leaves.threshold`', cfg['leaves']['threshold'], 'best F1 against the field val leaf boxes'],
         ['`non_plant_threshold`, `distance_threshold`', f"{cfg['non_plant_threshold']}, "

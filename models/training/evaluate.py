@@ -32,7 +32,7 @@ assert size == C.checkpoint_size(ck), 'classes.json and the checkpoint name diff
 rules = Rules(classes, cfg)
 params = {'leaf_threshold': cfg['leaves']['threshold'], 'leaf_crops': cfg['views']['leaf_crops'],
           'margin': cfg['views']['margin'], 'max_area': cfg['views']['max_area'],
-          'min_side': cfg['views']['min_side']}
+          'min_side': cfg['views']['min_side'], 'zooms': [cfg['views']['zoom']] if cfg['views']['zoom'] else []}
 SECONDARY = 0.15  # src/diagnosis/result.ts SECONDARY_DIAGNOSIS_FLOOR
 
 rows = C.read_split()
@@ -125,6 +125,6 @@ parity = {'model_version': cfg['model_version'], 'tolerance': {'p': 0.02, 'dista
           'photos': [{'file': test_rows[i]['file'], 'p': [round(float(v), 5) for v in reads[i]['p']],
                       'distance': round(reads[i]['distance'], 3),
                       'leaves': [[round(v, 4) for v in l] for l in reads[i]['leaves']],
-                      'crops': len(reads[i]['windows'])} for i in pick]}
+                      'crops': len(reads[i]['windows']), 'zoomed': bool(reads[i]['zooms'])} for i in pick]}
 json.dump(parity, open(os.path.join(args.model_dir, 'parity.json'), 'w'), indent=1)
 print('wrote eval-torch.json and models/parity.json')

@@ -12,6 +12,9 @@
 * On the val split, read as the service reads it (views.py), in this order:
   - leaf_threshold: the leaf finder's heat threshold with the best F1 against the PlantDoc leaf boxes (IoU>=0.5);
   - leaf_crops: how many leaf crops (0-4) join the centre view, by field accuracy with the crop given;
+  - zoom: the side of the closer view of the centre view's middle that a photo with fewer than leaf_crops leaves
+    cropped reads as well (0: none), among --zooms: the highest field accuracy with the crop given among those
+    that lose at most --zoom-lab-slack of lab accuracy and no iBean accuracy against none;
   - temperature T: minimises the NLL of the view-averaged probabilities, averaged over the sources;
   - non_plant_threshold and distance_threshold, jointly: fewest non-plant photos called a plant while at most
     --max-plant-reject of the plant photos (every other source) are called "not a plant";
@@ -39,6 +42,10 @@ p.add_argument('--per-class', type=int, default=120)
 p.add_argument('--margin', type=float, default=V.MARGIN)
 p.add_argument('--max-area', type=float, default=0.5)
 p.add_argument('--min-side', type=float, default=V.MIN_SIDE)
+p.add_argument('--zooms', default='0.5,0.6,0.7',
+               help='the closer views\' sides to choose among (shares of the centre view; empty: none)')
+p.add_argument('--zoom-lab-slack', type=float, default=0.0025,
+               help='lab accuracy (crop given, val) a closer view may cost: 0.25 points, 3 of 1200 photos')
 p.add_argument('--max-plant-reject', type=float, default=0.02)
 p.add_argument('--max-other-flag', type=float, default=0.05)
 p.add_argument('--field-target', type=float, default=0.88)
@@ -130,8 +137,9 @@ leaf_scan = {float(t): V.leaf_f1(leaf_maps, gt, t) for t in V.LEAF_THRESHOLDS}
 leaf_threshold = max(leaf_scan, key=lambda t: leaf_scan[t][0])
 print('leaf threshold', leaf_threshold, leaf_scan[leaf_threshold], flush=True)
 
+zooms = [float(z) for z in args.zooms.split(',') if z]
 params = {'leaf_threshold': leaf_threshold, 'leaf_crops': 4, 'margin': args.margin, 'max_area': args.max_area,
-          'min_side': args.min_side}
+          'min_side': args.min_side, 'zooms': zooms}
 t0 = time.time()
 reads = V.read_photos(served, paths, Xva, params)
 print(f'val read with up to 4 leaf crops in {time.time() - t0:.0f}s', flush=True)
@@ -146,21 +154,30 @@ def crop_accuracy(P, mask):
     return float(np.mean(ok))
 
 
-def probs(T, k):
-    return np.stack([V.mean_probability(o, T, k) for o in reads])
+def probs(T, k, zoom):
+    return np.stack([V.mean_probability(o, T, k, zoom) for o in reads])
 
 
-crop_scan = {k: (crop_accuracy(probs(1.0, k), field), crop_accuracy(probs(1.0, k), lab)) for k in range(5)}
+crop_scan = {k: (crop_accuracy(probs(1.0, k, 0), field), crop_accuracy(probs(1.0, k, 0), lab)) for k in range(5)}
 leaf_crops = max(crop_scan, key=lambda k: (round(crop_scan[k][0], 3), crop_scan[k][1]))
 print('leaf crops', leaf_crops, crop_scan, flush=True)
 
+# A field photo's leaves often fill the view, so no leaf is cropped and its lesions are read at 160 px of the
+# whole photo: a closer view of the middle reads them larger.
+ibean = kind == 'field_ibean'
+zoom_scan = {z: tuple(crop_accuracy(probs(1.0, leaf_crops, z), m) for m in (field, lab, ibean)) for z in [0.0] + zooms}
+kept = [z for z, (_, la, ib) in zoom_scan.items()
+        if la >= zoom_scan[0.0][1] - args.zoom_lab_slack - 1e-9 and ib >= zoom_scan[0.0][2] - 1e-9]
+zoom = max(kept, key=lambda z: (round(zoom_scan[z][0], 3), z == 0.0))
+print('zoom', zoom, zoom_scan, flush=True)
+
 
 def nll(T):
-    return C.source_nll(probs(T, leaf_crops), y, kind)
+    return C.source_nll(probs(T, leaf_crops, zoom), y, kind)
 
 
 T = C.fit_temperature(nll)
-P = probs(T, leaf_crops)
+P = probs(T, leaf_crops, zoom)
 print('temperature', T, 'nll', nll(1.0), '->', nll(T), flush=True)
 
 # not a plant: p(non_plant) or distance
@@ -242,7 +259,7 @@ arch = ck['args'].get('arch', 'mnv3s')
 version = args.version or f'{arch}-leaf{size}-{os.path.basename(os.path.dirname(os.path.abspath(args.ckpt)))}-' \
                           f'{time.strftime("%Y%m%d", time.gmtime())}'
 views_cfg = {'working_size': C.WORKING, 'leaf_crops': leaf_crops, 'margin': args.margin, 'max_area': args.max_area,
-             'min_side': args.min_side}
+             'min_side': args.min_side, 'zoom': zoom}
 cls_json = {'model_version': version,
             'input': {'size': size, 'resize': C.resize_rule(size, mirror), 'color': 'RGB',
                       'scale': 255,
@@ -252,6 +269,8 @@ cls_json = {'model_version': version,
 json.dump(cls_json, open(os.path.join(args.out, 'classes.json'), 'w'), indent=2)
 val = {'leaf_threshold_scan': {str(t): v for t, v in leaf_scan.items()},
        'leaf_crops_scan': {str(k): {'field_crop_given': v[0], 'lab_crop_given': v[1]} for k, v in crop_scan.items()},
+       'zoom_scan': {str(z): {'field_crop_given': v[0], 'lab_crop_given': v[1], 'ibean_crop_given': v[2]}
+                     for z, v in zoom_scan.items()},
        'nll_before': nll(1.0), 'nll_after': nll(T), 'non_plant_called_plant': np_fa, 'plant_called_not_plant': np_fr,
        'other_plant_caught': other_caught, 'field_answered': fa_cov, 'field_answered_accuracy': fa_acc,
        'lab_answered': la_cov, 'lab_answered_accuracy': la_acc, 'answered_bound_z': args.bound_z,

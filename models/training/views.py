@@ -87,6 +87,11 @@ def crop_window(box, margin=MARGIN, min_side=MIN_SIDE):
     return x0, y0, side
 
 
+def zoom_window(zoom):
+    """The closer view of the centre view's middle: a centred square whose side is `zoom` of the view's."""
+    return (1 - zoom) / 2, (1 - zoom) / 2, zoom
+
+
 def leaves_to_crop(leaves, k, max_area):
     """The strongest k leaves not larger than max_area: the ones the service looks at closer."""
     return [l for l in leaves if l[2] * l[3] <= max_area][:k]
@@ -115,10 +120,12 @@ def softmax_t(logits, T):
 @torch.no_grad()
 def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
     """Runs the serving rule on photos whose centre views (uint8 [N,S,S,3]) are given. params: leaf_threshold,
-    leaf_crops, margin, max_area, min_side. Returns one dict per photo: centre logits, crop logits [k,K],
-    p (mean over the views at temperature T), distance, leaves, the leaves cropped and their windows. Leaf crops
-    are cut at the centre views' size."""
+    leaf_crops, margin, max_area, min_side, zooms (the closer views' sides to read, [] for none; the first is the
+    one `p` takes). Returns one dict per photo: centre logits, crop logits [k,K], zooms {side: logits} (read when
+    fewer than leaf_crops leaves were cropped), p (mean over the views at temperature T), distance, leaves, the
+    leaves cropped and their windows. Leaf crops and closer views are cut at the centre views' size."""
     size = centre_u8.shape[1]
+    zooms = list(params.get('zooms', []))
     out = []
     for i in range(0, len(paths), batch):
         lg, leaf, dist = served(C.to_input(centre_u8[i:i + batch]))
@@ -126,12 +133,17 @@ def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
             leaves = decode_leaves(leaf[j].numpy(), params['leaf_threshold'])
             cropped = leaves_to_crop(leaves, params['leaf_crops'], params['max_area'])
             wins = [crop_window(l, params['margin'], params['min_side']) for l in cropped]
+            closer = [zoom_window(z) for z in zooms] if len(cropped) < params['leaf_crops'] else []
             crops = np.zeros((0, lg.shape[1]), np.float32)
-            if wins:
+            read = np.zeros((0, lg.shape[1]), np.float32)
+            if wins or closer:
                 work = working_image(paths[i + j])
-                crops = served(C.to_input(np.stack([cut(work, w, size) for w in wins])))[0].numpy()
+                read = served(C.to_input(np.stack([cut(work, w, size) for w in wins + closer])))[0].numpy()
+                crops = read[:len(wins)]
             out.append({'centre': lg[j].numpy(), 'crops': crops, 'distance': float(dist[j]), 'leaves': leaves,
-                        'cropped': cropped, 'windows': wins})
+                        'cropped': cropped, 'windows': wins, 'leaf_crops': params['leaf_crops'],
+                        'zoom': zooms[0] if zooms else 0,
+                        'zooms': dict(zip(zooms, read[len(wins):])) if closer else {}})
     for o in out:
         o['p'] = mean_probability(o, T)
     return out
@@ -149,6 +161,14 @@ def read_other_leaves(served, path, o, params, size):
     return others, served(C.to_input(np.stack([cut(work, w, size) for w in wins])))[0].numpy()
 
 
-def mean_probability(o, T, k=None):
-    views = [o['centre'][None]] + ([o['crops'][:k]] if len(o['crops']) else [])
+def mean_probability(o, T, k=None, zoom=None):
+    """The mean of the views' probabilities at temperature T: the centre view, the first k leaf crops (those the
+    photo was read with by default) and, when fewer than k leaves were cropped, the closer view of side `zoom`
+    (the one read first by default; 0 for none)."""
+    k = o['leaf_crops'] if k is None else k
+    zoom = o['zoom'] if zoom is None else zoom
+    crops = o['crops'][:k]
+    views = [o['centre'][None]] + ([crops] if len(crops) else [])
+    if zoom and len(crops) < k:
+        views.append(o['zooms'][zoom][None])
     return softmax_t(np.concatenate(views), T).mean(0)

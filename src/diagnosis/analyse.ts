@@ -9,7 +9,7 @@ import { decodeLeaves, type Leaf } from "./model/leaves.js";
 import { loadMetadata, type ModelMetadata, NON_PLANT_CLASS, OTHER_PLANT_CLASS } from "./model/metadata.js";
 import { createPool, type InferencePool } from "./model/pool.js";
 import { type CentreView, centreView, type RgbImage, resizeTo, toBatch } from "./model/preprocess.js";
-import { cropWindow, leafCrop, leavesToCrop, type Window, workingImage } from "./model/views.js";
+import { cropWindow, leafCrop, leavesToCrop, type Window, workingImage, zoomWindow } from "./model/views.js";
 import type { QualityIssue } from "./types.js";
 
 /** The quality thresholds were measured on photos shrunk to 128 px on their shorter side, whatever the model's input. */
@@ -38,7 +38,7 @@ export interface Analysis {
   isPlant: boolean;
   /** Null without a model. */
   model: {
-    /** Calibrated probabilities over all classes, the mean of the views' (centre and leaf crops, equal weights). */
+    /** Calibrated probabilities over all classes, the mean of the views' (centre, leaf crops, zoom: equal weights). */
     probabilities: Float64Array;
     nonPlantProbability: number;
     otherPlantProbability: number;
@@ -49,6 +49,8 @@ export interface Analysis {
     leaves: Leaf[];
     /** The leaves looked at closer for the answer, strongest first. */
     crops: LeafView[];
+    /** The closer view of the middle, read for the answer when fewer than `views.leaf_crops` leaves were cropped. */
+    zoom: (ViewReading & { window: Window }) | null;
     /**
      * Reads the other leaves found (none over `views.max_area`), each for its own box and never for the answer,
      * strongest first: only a result that draws boxes needs them, so they are read on demand, after the answer.
@@ -203,8 +205,13 @@ async function runViews<T>(
   const [centre] = readings(centreOutput.logits, 1, metadata.temperature) as [ViewReading];
   const leaves = decodeLeaves(centreOutput.leaf, centreOutput.grid, metadata.leaves);
   const { answer, others } = leavesToCrop(leaves, metadata.views);
-  const crops = await readCrops(answer, working, pool, metadata, clock);
-  const probabilities = mean([centre, ...crops]);
+  const zoomed = zoomWindow(answer, metadata.views);
+  // The closer view goes in the leaves' batches: one more image in a run, not one more run.
+  const windows = answer.map((leaf) => cropWindow(leaf, metadata.views));
+  const read = await readWindows(zoomed ? [...windows, zoomed] : windows, working, pool, metadata, clock);
+  const crops = answer.map((leaf, i) => ({ leaf, ...read[i]! }));
+  const zoom = zoomed ? read[answer.length]! : null;
+  const probabilities = mean([centre, ...crops, ...(zoom ? [zoom] : [])]);
   const model: ModelReading = {
     probabilities,
     nonPlantProbability: probabilities[metadata.classes.indexOf(NON_PLANT_CLASS)]!,
@@ -213,36 +220,49 @@ async function runViews<T>(
     centre: { ...centre, view },
     leaves,
     crops,
+    zoom,
     // In batches of their own: the answer's batches, and so its numbers, are the same whether or not they are read.
-    readOtherLeaves: () => readCrops(others, working, pool, metadata, clock),
+    readOtherLeaves: () => readLeaves(others, working, pool, metadata, clock),
   };
   return { model, meanwhile: besides };
 }
 
-/** Each leaf's crop from the working image, read by the model (CONTRACT step 4). */
-async function readCrops(
+/** Windows cut from the working image and read by the model (CONTRACT step 4), in their order. */
+async function readWindows(
+  windows: Window[],
+  working: RgbImage,
+  pool: InferencePool,
+  metadata: ModelMetadata,
+  clock: ReturnType<typeof stages>,
+): Promise<(ViewReading & { window: Window })[]> {
+  if (windows.length === 0) return [];
+  const { size } = metadata.input;
+  const batches = await clock.time("preprocess", () =>
+    spread(
+      windows.map((window) => leafCrop(working, window, size)),
+      pool.threads,
+    ).map((images) => ({ batch: toBatch(images, metadata.input), count: images.length })),
+  );
+  // The windows are spread over the inference threads: with two or more, a photo's views are read side by side.
+  const outputs = await clock.time("inference", () =>
+    Promise.all(batches.map(({ batch, count }) => pool.infer(batch, count, size))),
+  );
+  return outputs
+    .flatMap((output) => readings(output.logits, output.count, metadata.temperature))
+    .map((reading, i) => ({ window: windows[i]!, ...reading }));
+}
+
+/** Each leaf's crop, read by the model. */
+async function readLeaves(
   leaves: Leaf[],
   working: RgbImage,
   pool: InferencePool,
   metadata: ModelMetadata,
   clock: ReturnType<typeof stages>,
 ): Promise<LeafView[]> {
-  if (leaves.length === 0) return [];
-  const { size } = metadata.input;
-  const cropped = leaves.map((leaf) => ({ leaf, window: cropWindow(leaf, metadata.views) }));
-  const batches = await clock.time("preprocess", () =>
-    spread(
-      cropped.map(({ window }) => leafCrop(working, window, size)),
-      pool.threads,
-    ).map((images) => ({ batch: toBatch(images, metadata.input), count: images.length })),
-  );
-  // The crops are spread over the inference threads: with two or more, a photo's leaves are read side by side.
-  const outputs = await clock.time("inference", () =>
-    Promise.all(batches.map(({ batch, count }) => pool.infer(batch, count, size))),
-  );
-  return outputs
-    .flatMap((output) => readings(output.logits, output.count, metadata.temperature))
-    .map((reading, i) => ({ ...cropped[i]!, ...reading }));
+  const windows = leaves.map((leaf) => cropWindow(leaf, metadata.views));
+  const read = await readWindows(windows, working, pool, metadata, clock);
+  return read.map((view, i) => ({ leaf: leaves[i]!, ...view }));
 }
 
 async function analyse(

@@ -25,7 +25,7 @@ function modelWith(changes: Record<string, unknown>): string {
     distance_threshold: 400,
     other_plant_threshold: 0.4,
     leaves: { threshold: 0.3, max: 10, nms_iou: 0.5 },
-    views: { working_size: 256, leaf_crops: 3, margin: 1.3, max_area: 0.5, min_side: 0.2 },
+    views: { working_size: 256, leaf_crops: 3, margin: 1.3, max_area: 0.5, min_side: 0.2, zoom: 0.6 },
   };
   writeFileSync(path.join(dir, "classes.json"), JSON.stringify({ ...meta, ...changes }));
   return path.join(dir, "model.onnx");
@@ -71,12 +71,24 @@ describe("classes.json, the model's contract with the server", () => {
     expect((error as Error).message).toMatch(/views must give/);
     await expect(
       loadMetadata(
-        modelWith({ views: { working_size: 256, leaf_crops: 3, margin: 1.3, max_area: 0.5, min_side: 0 } }),
+        modelWith({
+          views: { working_size: 256, leaf_crops: 3, margin: 1.3, max_area: 0.5, min_side: 0, zoom: 0 },
+        }),
       ),
     ).rejects.toThrow(/views must give/);
+    // A closer view as large as the centre view is no closer view.
+    await expect(
+      loadMetadata(
+        modelWith({
+          views: { working_size: 256, leaf_crops: 3, margin: 1.3, max_area: 0.5, min_side: 0.2, zoom: 1 },
+        }),
+      ),
+    ).rejects.toThrow(/zoom \[0-1\)/);
     // No leaf crops is a valid setting: the centre view alone.
     const centreOnly = await loadMetadata(
-      modelWith({ views: { working_size: 256, leaf_crops: 0, margin: 1.3, max_area: 0.5, min_side: 0.2 } }),
+      modelWith({
+        views: { working_size: 256, leaf_crops: 0, margin: 1.3, max_area: 0.5, min_side: 0.2, zoom: 0 },
+      }),
     );
     expect(centreOnly.views.leaf_crops).toBe(0);
   });

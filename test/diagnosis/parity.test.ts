@@ -16,6 +16,8 @@ interface ParityPhoto {
   leaves: [number, number, number, number, number][];
   /** How many leaf crops were run. */
   crops: number;
+  /** Whether the closer view of the middle was run. */
+  zoomed: boolean;
 }
 
 interface Parity {
@@ -47,6 +49,7 @@ describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch twin (models/parity.jso
     // A model that crops leaves must be checked on photos with leaf crops.
     if (analyser.metadata!.views.leaf_crops > 0)
       expect(parity.photos.some((photo) => photo.crops > 0)).toBe(true);
+    if (analyser.metadata!.views.zoom > 0) expect(parity.photos.some((photo) => photo.zoomed)).toBe(true);
     expect(parity.photos.some((photo) => photo.leaves.length > 0)).toBe(true);
   });
 
@@ -62,6 +65,7 @@ describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch twin (models/parity.jso
         worst.box = Math.max(worst.box, box);
       });
       expect(model.crops.length, `${photo.file}: crops`).toBe(photo.crops);
+      expect(model.zoom !== null, `${photo.file}: closer view`).toBe(photo.zoomed);
       const p = largestGap(photo.p, model.probabilities);
       expect(p, `${photo.file}: probabilities`).toBeLessThanOrEqual(tolerance.p);
       const distance = Math.abs(model.distance - photo.distance) / Math.max(Math.abs(photo.distance), 1e-6);

@@ -8,9 +8,10 @@ import {
   leavesToCrop,
   windowPixels,
   workingImage,
+  zoomWindow,
 } from "../../src/diagnosis/model/views.js";
 
-const VIEWS = { working_size: 256, leaf_crops: 2, margin: 1.3, max_area: 0.5, min_side: 0.2 };
+const VIEWS = { working_size: 256, leaf_crops: 2, margin: 1.3, max_area: 0.5, min_side: 0.2, zoom: 0 };
 
 function leaf(cx: number, cy: number, w: number, h: number, heat = 0.9): Leaf {
   return { x: cx - w / 2, y: cy - h / 2, w, h, heat };
@@ -45,6 +46,17 @@ describe("leaf crop windows", () => {
       answer: [],
       others: [leaves[1], leaves[2], leaves[3]],
     });
+  });
+
+  it("adds the closer view of the middle only while the leaf crops leave a slot free", () => {
+    const zoomed = { ...VIEWS, zoom: 0.6 };
+    const middle = { x: 0.2, y: 0.2, side: 0.6 };
+    expect(zoomWindow([], zoomed)).toEqual(middle);
+    expect(zoomWindow([leaves[1]!], zoomed)).toEqual(middle);
+    expect(zoomWindow([leaves[1]!, leaves[2]!], zoomed)).toBeNull();
+    expect(zoomWindow([], VIEWS)).toBeNull(); // a model without a closer view
+    // The middle 154 px of the 256 px working image, as the Python twin cuts it (views.py `cut`).
+    expect(windowPixels(middle, 256)).toEqual({ left: 51, top: 51, side: 154 });
   });
 
   it("is the leaf's longer side with the margin, centred on the leaf", () => {

@@ -24,6 +24,12 @@ export interface ViewSettings {
   max_area: number;
   /** Smallest crop window side, as a share of the working image. */
   min_side: number;
+  /**
+   * Side of a closer view of the centre view's middle, as a share of it, read with the leaf crops when fewer than
+   * `leaf_crops` leaves are cropped (0: none). Chosen on val: a field photo's leaves often fill the view, and the
+   * closer view reads their lesions larger.
+   */
+  zoom: number;
 }
 
 /** classes.json, written by the training export next to the .onnx file: the model's contract with the server. */
@@ -92,10 +98,11 @@ function checkLeavesAndViews(meta: ModelMetadata, problems: string[]): void {
     !(Number.isInteger(views.leaf_crops) && views.leaf_crops >= 0) ||
     !(views.margin > 0) ||
     !isProbability(views.max_area) ||
-    !(views.min_side > 0 && views.min_side <= 1)
+    !(views.min_side > 0 && views.min_side <= 1) ||
+    !(views.zoom >= 0 && views.zoom < 1)
   )
     problems.push(
-      "views must give working_size (a positive integer), leaf_crops (an integer ≥ 0), margin (> 0), max_area (0-1) and min_side (0-1]",
+      "views must give working_size (a positive integer), leaf_crops (an integer ≥ 0), margin (> 0), max_area (0-1), min_side (0-1] and zoom [0-1)",
     );
 }
 

@@ -18,6 +18,16 @@ export function leavesToCrop(leaves: Leaf[], views: ViewSettings): { answer: Lea
   return { answer: croppable.slice(0, views.leaf_crops), others: croppable.slice(views.leaf_crops) };
 }
 
+/**
+ * The closer view of the centre view's middle (CONTRACT step 4), read when the leaf crops leave a slot free: null
+ * when they fill every slot or the model has no closer view (`views.zoom` 0).
+ */
+export function zoomWindow(answer: Leaf[], views: ViewSettings): Window | null {
+  if (views.zoom <= 0 || answer.length >= views.leaf_crops) return null;
+  const start = (1 - views.zoom) / 2;
+  return { x: start, y: start, side: views.zoom };
+}
+
 /** Where `start` must move for a span of `length` to lie inside [0, 1] (shifted, never shrunk). */
 const shiftInside = (start: number, length: number) => Math.min(Math.max(start, 0), 1 - length);
 
