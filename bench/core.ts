@@ -116,7 +116,7 @@ export function formatCoreBench(result: CoreBenchResult): string {
         `| ${r.image} | ${(r.bytes / 1e6).toFixed(1)} MB | ${r.views} | ${ms(r.decode)} | ${ms(r.preprocess)} | ${ms(r.inference)} | ${ms(r.total)} |`,
     ),
     "",
-    `Views read: the centre view and the leaf crops the model chose to look at (with \`include_bbox\`, every leaf found). Milliseconds, p50 / p95, one inference thread (HEIC decoding on a thread of its own). Peak RSS ${result.peakRssMiB.toFixed(0)} MiB.` +
+    `Views read: the centre view, the leaf crops the model chose to look at and any closer view of the middle (with \`include_bbox\`, every leaf found). Milliseconds, p50 / p95, one inference thread (HEIC decoding on a thread of its own). Peak RSS ${result.peakRssMiB.toFixed(0)} MiB.` +
       (result.modelLoaded ? "" : " NO MODEL LOADED: inference not measured."),
     ...result.skipped.map((s) => `Skipped: ${s}`),
   ];

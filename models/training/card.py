@@ -56,17 +56,21 @@ def runs():
 def choices():
     leaf = [[t, f'{v[0]:.3f}', pct(v[1]), pct(v[2])] for t, v in val['leaf_threshold_scan'].items()]
     crops = [[k, pct(v['field_crop_given']), pct(v['lab_crop_given'])] for k, v in val['leaf_crops_scan'].items()]
-    zooms = [[z if float(z) else 'none', pct(v['field_crop_given']), pct(v['lab_crop_given']),
-              pct(v['ibean_crop_given'])] for z, v in val['zoom_scan'].items()]
+    zooms = [[v['zoom'] or 'none', v['below'] if v['zoom'] else '–', pct(v['field_crop_given']),
+              pct(v['lab_crop_given']), pct(v['ibean_crop_given']), pct(v['val_photos_zoomed'])]
+             for v in val['zoom_scan']]
     return '\n\n'.join([
         'Leaf finder heat threshold (field val photos, leaves matched to PlantDoc boxes at IoU >= 0.5):',
         table(['threshold', 'F1', 'precision', 'recall'], leaf),
         'Leaf crops read beside the centre view (val, top-1 with the crop given, temperature 1):',
         table(['leaf crops', 'field', 'lab'], crops),
-        f"Closer view of the middle, for photos with fewer than {cfg['views']['leaf_crops']} leaves cropped (val, "
-        f"top-1 with the crop given, temperature 1; side as a share of the centre view's; chosen: the best field "
-        f"figure losing at most {100 * meta['args']['zoom_lab_slack']:g} points of lab and nothing of iBean):",
-        table(['side', 'field', 'lab', 'iBean'], zooms)])
+        f"Closer view of the middle, for photos with a leaf found, fewer than {cfg['views']['leaf_crops']} leaves "
+        "cropped and a centre view whose likeliest leaf class is under *below* (val, top-1 with the crop given, "
+        "temperature 1; side as a share of the centre view's). Chosen: among those losing at most "
+        f"{100 * meta['args']['zoom_lab_slack']:g} points of lab and nothing of iBean, and within one field photo "
+        f"of the best field figure, the one reading the fewest closer views: side {cfg['views']['zoom']}, below "
+        f"{cfg['views']['zoom_below']}:",
+        table(['side', 'below', 'field', 'lab', 'iBean', 'val photos read closer'], zooms)])
 
 
 def origin():
@@ -83,8 +87,8 @@ def facts():
         ['size', f"{meta['onnx_mb']} MB", f"ONNX opset {meta['opset']}, sha256 `{meta['onnx_sha256'][:16]}…`"],
         ['input', f"{cfg['input']['size']} px", f"working image {v['working_size']} px, up to {v['leaf_crops']} leaf "
          f"crops (margin {v['margin']}, at least {v['min_side']} of the side, leaves over {v['max_area']} of the "
-         'photo not cropped)' + (f"; with fewer leaves cropped, a closer view of the middle {v['zoom']} of the "
-                                 'side' if v['zoom'] else '')],
+         'photo not cropped)' + (f"; with fewer leaves cropped and the centre view under {v['zoom_below']}, a "
+                                 f"closer view of the middle {v['zoom']} of the side" if v['zoom'] else '')],
         ['temperature', cfg['temperature'], f"view-averaged val NLL {val['nll_before']:.3f} -> {val['nll_after']:.3f}"],
         ['`leaves.threshold`', cfg['leaves']['threshold'], 'best F1 against the field val leaf boxes'],
         ['`non_plant_threshold`, `distance_threshold`', f"{cfg['non_plant_threshold']}, "

@@ -14,13 +14,15 @@ class Rules:
         self.crop = np.array([classes[i].split('__')[0] for i in self.leaf])
         self.th = th
 
-    def decide(self, p, distance, crop=None):
+    def decide(self, p, distance, crop=None, p_plant=None):
         """-> (outcome, ranked leaf class indices, their probabilities) with outcome one of not_plant,
-        crop_not_supported, unsure, answered."""
+        crop_not_supported, unsure, answered. p_plant (p by default): the probabilities without the closer view,
+        which judge whether the photo shows a plant and one we cover."""
         th = self.th
-        if p[self.np] >= th['non_plant_threshold'] or distance >= th['distance_threshold']:
+        pp = p if p_plant is None else p_plant
+        if pp[self.np] >= th['non_plant_threshold'] or distance >= th['distance_threshold']:
             return 'not_plant', [], []
-        if crop is None and p[self.other] >= th['other_plant_threshold']:
+        if crop is None and pp[self.other] >= th['other_plant_threshold']:
             return 'crop_not_supported', [], []
         q = p[self.leaf].astype(np.float64)
         if crop is not None:

@@ -32,7 +32,8 @@ assert size == C.checkpoint_size(ck), 'classes.json and the checkpoint name diff
 rules = Rules(classes, cfg)
 params = {'leaf_threshold': cfg['leaves']['threshold'], 'leaf_crops': cfg['views']['leaf_crops'],
           'margin': cfg['views']['margin'], 'max_area': cfg['views']['max_area'],
-          'min_side': cfg['views']['min_side'], 'zooms': [cfg['views']['zoom']] if cfg['views']['zoom'] else []}
+          'min_side': cfg['views']['min_side'], 'zooms': [cfg['views']['zoom']] if cfg['views']['zoom'] else [],
+          'zoom_below': cfg['views']['zoom_below'], 'leaf': [i for i, c in enumerate(cfg['classes']) if '__' in c]}
 SECONDARY = 0.15  # src/diagnosis/result.ts SECONDARY_DIAGNOSIS_FLOOR
 
 rows = C.read_split()
@@ -73,14 +74,14 @@ for r, o in zip(test_rows, reads):
     d['n'] += 1
     y = classes.index(r['label'])
     crop = r['label'].split('__')[0] if '__' in r['label'] else None
-    out0, rk0, _ = rules.decide(o['p'], o['distance'], None)
+    out0, rk0, _ = rules.decide(o['p'], o['distance'], None, o['p_plant'])
     d['not_plant'] += out0 == 'not_plant'
     d['not_supported'] += out0 == 'crop_not_supported'
     d['top1'] += bool(rk0) and rk0[0] == y
     d['disease_named'] += out0 == 'answered' and not classes[rk0[0]].endswith('__healthy')
     if crop is None:
         continue
-    out, rk, pr = rules.decide(o['p'], o['distance'], crop)
+    out, rk, pr = rules.decide(o['p'], o['distance'], crop, o['p_plant'])
     d['top1_crop'] += bool(rk) and rk[0] == y
     d['unsure'] += out == 'unsure'
     if out == 'answered':
@@ -125,6 +126,8 @@ parity = {'model_version': cfg['model_version'], 'tolerance': {'p': 0.02, 'dista
           'photos': [{'file': test_rows[i]['file'], 'p': [round(float(v), 5) for v in reads[i]['p']],
                       'distance': round(reads[i]['distance'], 3),
                       'leaves': [[round(v, 4) for v in l] for l in reads[i]['leaves']],
-                      'crops': len(reads[i]['windows']), 'zoomed': bool(reads[i]['zooms'])} for i in pick]}
+                      'crops': len(reads[i]['windows']), 'zoomed': V.reads_zoom(reads[i], cfg['temperature']),
+                      'non_plant': round(float(reads[i]['p_plant'][rules.np]), 5),
+                      'other_plant': round(float(reads[i]['p_plant'][rules.other]), 5)} for i in pick]}
 json.dump(parity, open(os.path.join(args.model_dir, 'parity.json'), 'w'), indent=1)
 print('wrote eval-torch.json and models/parity.json')

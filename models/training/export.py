@@ -12,9 +12,11 @@
 * On the val split, read as the service reads it (views.py), in this order:
   - leaf_threshold: the leaf finder's heat threshold with the best F1 against the PlantDoc leaf boxes (IoU>=0.5);
   - leaf_crops: how many leaf crops (0-4) join the centre view, by field accuracy with the crop given;
-  - zoom: the side of the closer view of the centre view's middle that a photo with fewer than leaf_crops leaves
-    cropped reads as well (0: none), among --zooms: the highest field accuracy with the crop given among those
-    that lose at most --zoom-lab-slack of lab accuracy and no iBean accuracy against none;
+  - zoom and zoom_below: the side of the closer view of the centre view's middle that a photo with a leaf found
+    but fewer than leaf_crops cropped reads as well (0: none), among --zooms, when the centre view's likeliest leaf
+    class has less probability than zoom_below, among --zoom-below: of the pairs that lose at most
+    --zoom-lab-slack of lab accuracy and no iBean accuracy against none (crop given), those within one field
+    photo of the highest field accuracy (crop given), and of those the pair reading the fewest closer views;
   - temperature T: minimises the NLL of the view-averaged probabilities, averaged over the sources;
   - non_plant_threshold and distance_threshold, jointly: fewest non-plant photos called a plant while at most
     --max-plant-reject of the plant photos (every other source) are called "not a plant";
@@ -44,6 +46,8 @@ p.add_argument('--max-area', type=float, default=0.5)
 p.add_argument('--min-side', type=float, default=V.MIN_SIDE)
 p.add_argument('--zooms', default='0.5,0.6,0.7',
                help='the closer views\' sides to choose among (shares of the centre view; empty: none)')
+p.add_argument('--zoom-below', default='0.7,0.8,0.9,0.95,1.01',
+               help='centre-view confidences under which the closer view is read to choose among (1.01: always)')
 p.add_argument('--zoom-lab-slack', type=float, default=0.0025,
                help='lab accuracy (crop given, val) a closer view may cost: 0.25 points, 3 of 1200 photos')
 p.add_argument('--max-plant-reject', type=float, default=0.02)
@@ -139,7 +143,7 @@ print('leaf threshold', leaf_threshold, leaf_scan[leaf_threshold], flush=True)
 
 zooms = [float(z) for z in args.zooms.split(',') if z]
 params = {'leaf_threshold': leaf_threshold, 'leaf_crops': 4, 'margin': args.margin, 'max_area': args.max_area,
-          'min_side': args.min_side, 'zooms': zooms}
+          'min_side': args.min_side, 'zooms': zooms, 'leaf': [i for i, c in enumerate(classes) if '__' in c]}
 t0 = time.time()
 reads = V.read_photos(served, paths, Xva, params)
 print(f'val read with up to 4 leaf crops in {time.time() - t0:.0f}s', flush=True)
@@ -154,8 +158,8 @@ def crop_accuracy(P, mask):
     return float(np.mean(ok))
 
 
-def probs(T, k, zoom):
-    return np.stack([V.mean_probability(o, T, k, zoom) for o in reads])
+def probs(T, k, zoom, below=1.01):
+    return np.stack([V.mean_probability(o, T, k, zoom, below) for o in reads])
 
 
 crop_scan = {k: (crop_accuracy(probs(1.0, k, 0), field), crop_accuracy(probs(1.0, k, 0), lab)) for k in range(5)}
@@ -164,20 +168,37 @@ print('leaf crops', leaf_crops, crop_scan, flush=True)
 
 # A field photo's leaves often fill the view, so no leaf is cropped and its lesions are read at 160 px of the
 # whole photo: a closer view of the middle reads them larger.
+# Only photos whose centre view is unsure need the closer look (a sure lab leaf stays as sure).
 ibean = kind == 'field_ibean'
-zoom_scan = {z: tuple(crop_accuracy(probs(1.0, leaf_crops, z), m) for m in (field, lab, ibean)) for z in [0.0] + zooms}
-kept = [z for z, (_, la, ib) in zoom_scan.items()
-        if la >= zoom_scan[0.0][1] - args.zoom_lab_slack - 1e-9 and ib >= zoom_scan[0.0][2] - 1e-9]
-zoom = max(kept, key=lambda z: (round(zoom_scan[z][0], 3), z == 0.0))
-print('zoom', zoom, zoom_scan, flush=True)
+belows = [float(b) for b in args.zoom_below.split(',')]
+
+
+def zoomed_share(z, b):
+    return float(np.mean([V.reads_zoom(o, 1.0, leaf_crops, z, b) for o in reads]))
+
+
+zoom_scan = {(z, b): tuple(crop_accuracy(probs(1.0, leaf_crops, z, b), m) for m in (field, lab, ibean))
+             + (zoomed_share(z, b),) for z in zooms for b in belows}
+zoom_scan[(0.0, 0.0)] = tuple(crop_accuracy(probs(1.0, leaf_crops, 0.0), m) for m in (field, lab, ibean)) + (0.0,)
+none = zoom_scan[(0.0, 0.0)]
+kept = {zb: v for zb, v in zoom_scan.items()
+        if v[1] >= none[1] - args.zoom_lab_slack - 1e-9 and v[2] >= none[2] - 1e-9}
+best_field = max(v[0] for v in kept.values())
+zoom, zoom_below = min((zb for zb, v in kept.items() if v[0] >= best_field - 1 / int(field.sum()) - 1e-9),
+                       key=lambda zb: (zoom_scan[zb][3], zb))
+print('zoom', zoom, 'below', zoom_below, zoom_scan, flush=True)
+for o in reads:
+    o['zoom_below'] = zoom_below
 
 
 def nll(T):
-    return C.source_nll(probs(T, leaf_crops, zoom), y, kind)
+    return C.source_nll(probs(T, leaf_crops, zoom, zoom_below), y, kind)
 
 
 T = C.fit_temperature(nll)
-P = probs(T, leaf_crops, zoom)
+P = probs(T, leaf_crops, zoom, zoom_below)
+# whether a photo shows a plant, and one we cover, is judged without the closer view, which reads lesions
+P_plant = probs(T, leaf_crops, 0)
 print('temperature', T, 'nll', nll(1.0), '->', nll(T), flush=True)
 
 # not a plant: p(non_plant) or distance
@@ -185,7 +206,7 @@ best = None
 for dq in (0.98, 0.99, 0.995, 1.0):
     d_th = float(np.quantile(dist[plant], dq)) * (1.0 if dq < 1 else 1.5)
     for a in np.round(np.arange(0.05, 0.96, 0.01), 2):
-        rej = (P[:, NP] >= a) | (dist >= d_th)
+        rej = (P_plant[:, NP] >= a) | (dist >= d_th)
         fr = float(rej[plant].mean())
         fa = float((~rej[~plant]).mean())
         if fr <= args.max_plant_reject:
@@ -193,7 +214,7 @@ for dq in (0.98, 0.99, 0.995, 1.0):
             if best is None or key < best[0]:
                 best = (key, float(a), d_th, fa, fr)
 _, non_plant_threshold, distance_threshold, np_fa, np_fr = best
-rejected = (P[:, NP] >= non_plant_threshold) | (dist >= distance_threshold)
+rejected = (P_plant[:, NP] >= non_plant_threshold) | (dist >= distance_threshold)
 print(f'non-plant threshold {non_plant_threshold}, distance {distance_threshold:.1f}: non-plants called a plant '
       f'{np_fa:.3f}, plants called not a plant {np_fr:.3f}', flush=True)
 
@@ -201,10 +222,10 @@ print(f'non-plant threshold {non_plant_threshold}, distance {distance_threshold:
 other = (kind == 'other_plant') & ~rejected
 other_plant_threshold = 0.99
 for o in np.round(np.arange(0.05, 0.991, 0.01), 2):
-    if all(float((P[m & ~rejected, OT] >= o).mean()) <= args.max_other_flag for m in (field, lab)):
+    if all(float((P_plant[m & ~rejected, OT] >= o).mean()) <= args.max_other_flag for m in (field, lab)):
         other_plant_threshold = float(o)
         break
-other_caught = float((P[other, OT] >= other_plant_threshold).mean())
+other_caught = float((P_plant[other, OT] >= other_plant_threshold).mean())
 print(f'other-plant threshold {other_plant_threshold}: other plants caught {other_caught:.3f}', flush=True)
 
 # unsure: answered photos with the crop given
@@ -216,7 +237,7 @@ def answered(u, mask):
     rules = Rules(classes, {**th, 'unsure_threshold': u})
     n = ok = 0
     for i in np.nonzero(mask)[0]:
-        outcome, ranked, _ = rules.decide(P[i], dist[i], crop_of[i])
+        outcome, ranked, _ = rules.decide(P[i], dist[i], crop_of[i], P_plant[i])
         if outcome == 'answered':
             n += 1; ok += ranked[0] == y[i]
     return ok / max(1, n), n / max(1, int(mask.sum()))
@@ -259,7 +280,7 @@ arch = ck['args'].get('arch', 'mnv3s')
 version = args.version or f'{arch}-leaf{size}-{os.path.basename(os.path.dirname(os.path.abspath(args.ckpt)))}-' \
                           f'{time.strftime("%Y%m%d", time.gmtime())}'
 views_cfg = {'working_size': C.WORKING, 'leaf_crops': leaf_crops, 'margin': args.margin, 'max_area': args.max_area,
-             'min_side': args.min_side, 'zoom': zoom}
+             'min_side': args.min_side, 'zoom': zoom, 'zoom_below': zoom_below}
 cls_json = {'model_version': version,
             'input': {'size': size, 'resize': C.resize_rule(size, mirror), 'color': 'RGB',
                       'scale': 255,
@@ -269,8 +290,8 @@ cls_json = {'model_version': version,
 json.dump(cls_json, open(os.path.join(args.out, 'classes.json'), 'w'), indent=2)
 val = {'leaf_threshold_scan': {str(t): v for t, v in leaf_scan.items()},
        'leaf_crops_scan': {str(k): {'field_crop_given': v[0], 'lab_crop_given': v[1]} for k, v in crop_scan.items()},
-       'zoom_scan': {str(z): {'field_crop_given': v[0], 'lab_crop_given': v[1], 'ibean_crop_given': v[2]}
-                     for z, v in zoom_scan.items()},
+       'zoom_scan': [{'zoom': z, 'below': b, 'field_crop_given': v[0], 'lab_crop_given': v[1],
+                      'ibean_crop_given': v[2], 'val_photos_zoomed': v[3]} for (z, b), v in sorted(zoom_scan.items())],
        'nll_before': nll(1.0), 'nll_after': nll(T), 'non_plant_called_plant': np_fa, 'plant_called_not_plant': np_fr,
        'other_plant_caught': other_caught, 'field_answered': fa_cov, 'field_answered_accuracy': fa_acc,
        'lab_answered': la_cov, 'lab_answered_accuracy': la_acc, 'answered_bound_z': args.bound_z,

@@ -121,9 +121,11 @@ def softmax_t(logits, T):
 def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
     """Runs the serving rule on photos whose centre views (uint8 [N,S,S,3]) are given. params: leaf_threshold,
     leaf_crops, margin, max_area, min_side, zooms (the closer views' sides to read, [] for none; the first is the
-    one `p` takes). Returns one dict per photo: centre logits, crop logits [k,K], zooms {side: logits} (read when
-    fewer than leaf_crops leaves were cropped), p (mean over the views at temperature T), distance, leaves, the
-    leaves cropped and their windows. Leaf crops and closer views are cut at the centre views' size."""
+    one `p` takes), zoom_below (`p` takes it only when the centre view's likeliest leaf class, at temperature T,
+    has less probability), leaf (the leaf classes' indices). Returns one dict per photo: centre logits, crop logits [k,K], zooms {side: logits} (read when
+    a leaf was found but fewer than leaf_crops were cropped), p (mean over the views at temperature T), distance, leaves, the
+    leaves cropped and their windows, p_plant (p without the closer view, which judges whether the photo shows a
+    plant and one we cover). Leaf crops and closer views are cut at the centre views' size."""
     size = centre_u8.shape[1]
     zooms = list(params.get('zooms', []))
     out = []
@@ -133,7 +135,8 @@ def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
             leaves = decode_leaves(leaf[j].numpy(), params['leaf_threshold'])
             cropped = leaves_to_crop(leaves, params['leaf_crops'], params['max_area'])
             wins = [crop_window(l, params['margin'], params['min_side']) for l in cropped]
-            closer = [zoom_window(z) for z in zooms] if len(cropped) < params['leaf_crops'] else []
+            # a leaf found, but fewer cropped than slots: most often leaves that fill the view
+            closer = [zoom_window(z) for z in zooms] if leaves and len(cropped) < params['leaf_crops'] else []
             crops = np.zeros((0, lg.shape[1]), np.float32)
             read = np.zeros((0, lg.shape[1]), np.float32)
             if wins or closer:
@@ -142,10 +145,12 @@ def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
                 crops = read[:len(wins)]
             out.append({'centre': lg[j].numpy(), 'crops': crops, 'distance': float(dist[j]), 'leaves': leaves,
                         'cropped': cropped, 'windows': wins, 'leaf_crops': params['leaf_crops'],
-                        'zoom': zooms[0] if zooms else 0,
+                        'zoom': zooms[0] if zooms else 0, 'zoom_below': params.get('zoom_below', 1.0),
+                        'leaf': params.get('leaf'),
                         'zooms': dict(zip(zooms, read[len(wins):])) if closer else {}})
     for o in out:
         o['p'] = mean_probability(o, T)
+        o['p_plant'] = mean_probability(o, T, zoom=0)
     return out
 
 
@@ -161,14 +166,29 @@ def read_other_leaves(served, path, o, params, size):
     return others, served(C.to_input(np.stack([cut(work, w, size) for w in wins])))[0].numpy()
 
 
-def mean_probability(o, T, k=None, zoom=None):
+def centre_top(o, T):
+    """The probability of the centre view's likeliest leaf class at temperature T, over the leaf classes."""
+    q = softmax_t(o['centre'][None], T)[0][o['leaf']]
+    return float(q.max() / q.sum())
+
+
+def reads_zoom(o, T, k=None, zoom=None, below=None):
+    """Whether the closer view joins the views (mean_probability's rule, with its defaults)."""
+    k = o['leaf_crops'] if k is None else k
+    zoom = o['zoom'] if zoom is None else zoom
+    below = o['zoom_below'] if below is None else below
+    return bool(zoom) and bool(o['leaves']) and len(o['crops'][:k]) < k and centre_top(o, T) < below
+
+
+def mean_probability(o, T, k=None, zoom=None, below=None):
     """The mean of the views' probabilities at temperature T: the centre view, the first k leaf crops (those the
-    photo was read with by default) and, when fewer than k leaves were cropped, the closer view of side `zoom`
-    (the one read first by default; 0 for none)."""
+    photo was read with by default) and, when a leaf was found but fewer than k were cropped and the centre view's
+    likeliest leaf class has less than `below`, the closer view of side `zoom` (by default the one read first and
+    the read's zoom_below; zoom 0 for none)."""
     k = o['leaf_crops'] if k is None else k
     zoom = o['zoom'] if zoom is None else zoom
     crops = o['crops'][:k]
     views = [o['centre'][None]] + ([crops] if len(crops) else [])
-    if zoom and len(crops) < k:
+    if reads_zoom(o, T, k, zoom, below):
         views.append(o['zooms'][zoom][None])
     return softmax_t(np.concatenate(views), T).mean(0)

@@ -6,7 +6,13 @@ import { qualityIssue } from "./image/quality.js";
 import { type ImageStats, measure } from "./image/stats.js";
 import { calibratedProbabilities } from "./model/calibrate.js";
 import { decodeLeaves, type Leaf } from "./model/leaves.js";
-import { loadMetadata, type ModelMetadata, NON_PLANT_CLASS, OTHER_PLANT_CLASS } from "./model/metadata.js";
+import {
+  leafProbabilities,
+  loadMetadata,
+  type ModelMetadata,
+  NON_PLANT_CLASS,
+  OTHER_PLANT_CLASS,
+} from "./model/metadata.js";
 import { createPool, type InferencePool } from "./model/pool.js";
 import { type CentreView, centreView, type RgbImage, resizeTo, toBatch } from "./model/preprocess.js";
 import { cropWindow, leafCrop, leavesToCrop, type Window, workingImage, zoomWindow } from "./model/views.js";
@@ -40,6 +46,7 @@ export interface Analysis {
   model: {
     /** Calibrated probabilities over all classes, the mean of the views' (centre, leaf crops, zoom: equal weights). */
     probabilities: Float64Array;
+    /** `non_plant` and `other_plant` over the centre view and leaf crops: whether the photo shows a plant, and one we cover. */
     nonPlantProbability: number;
     otherPlantProbability: number;
     /** The centre view's distance to the nearest trained class (large: unlike anything trained on). */
@@ -49,7 +56,7 @@ export interface Analysis {
     leaves: Leaf[];
     /** The leaves looked at closer for the answer, strongest first. */
     crops: LeafView[];
-    /** The closer view of the middle, read for the answer when fewer than `views.leaf_crops` leaves were cropped. */
+    /** The closer view of the middle, read for the answer when a leaf was found but fewer than `views.leaf_crops` were cropped. */
     zoom: (ViewReading & { window: Window }) | null;
     /**
      * Reads the other leaves found (none over `views.max_area`), each for its own box and never for the answer,
@@ -205,17 +212,21 @@ async function runViews<T>(
   const [centre] = readings(centreOutput.logits, 1, metadata.temperature) as [ViewReading];
   const leaves = decodeLeaves(centreOutput.leaf, centreOutput.grid, metadata.leaves);
   const { answer, others } = leavesToCrop(leaves, metadata.views);
-  const zoomed = zoomWindow(answer, metadata.views);
+  const centreTop = Math.max(...leafProbabilities(centre.probabilities, metadata.classes).values());
+  const zoomed = zoomWindow(leaves, answer, centreTop, metadata.views);
   // The closer view goes in the leaves' batches: one more image in a run, not one more run.
   const windows = answer.map((leaf) => cropWindow(leaf, metadata.views));
   const read = await readWindows(zoomed ? [...windows, zoomed] : windows, working, pool, metadata, clock);
   const crops = answer.map((leaf, i) => ({ leaf, ...read[i]! }));
   const zoom = zoomed ? read[answer.length]! : null;
   const probabilities = mean([centre, ...crops, ...(zoom ? [zoom] : [])]);
+  // Whether the photo shows a plant, and one we cover, is judged on the whole view and its leaves: the closer view
+  // reads lesions, and a middle of soil or sky must not make a leaf photo look like no plant.
+  const plant = zoom ? mean([centre, ...crops]) : probabilities;
   const model: ModelReading = {
     probabilities,
-    nonPlantProbability: probabilities[metadata.classes.indexOf(NON_PLANT_CLASS)]!,
-    otherPlantProbability: probabilities[metadata.classes.indexOf(OTHER_PLANT_CLASS)]!,
+    nonPlantProbability: plant[metadata.classes.indexOf(NON_PLANT_CLASS)]!,
+    otherPlantProbability: plant[metadata.classes.indexOf(OTHER_PLANT_CLASS)]!,
     distance: centreOutput.distance[0]!,
     centre: { ...centre, view },
     leaves,

@@ -25,7 +25,15 @@ function modelWith(changes: Record<string, unknown>): string {
     distance_threshold: 400,
     other_plant_threshold: 0.4,
     leaves: { threshold: 0.3, max: 10, nms_iou: 0.5 },
-    views: { working_size: 256, leaf_crops: 3, margin: 1.3, max_area: 0.5, min_side: 0.2, zoom: 0.6 },
+    views: {
+      working_size: 256,
+      leaf_crops: 3,
+      margin: 1.3,
+      max_area: 0.5,
+      min_side: 0.2,
+      zoom: 0.6,
+      zoom_below: 0.8,
+    },
   };
   writeFileSync(path.join(dir, "classes.json"), JSON.stringify({ ...meta, ...changes }));
   return path.join(dir, "model.onnx");
@@ -72,7 +80,15 @@ describe("classes.json, the model's contract with the server", () => {
     await expect(
       loadMetadata(
         modelWith({
-          views: { working_size: 256, leaf_crops: 3, margin: 1.3, max_area: 0.5, min_side: 0, zoom: 0 },
+          views: {
+            working_size: 256,
+            leaf_crops: 3,
+            margin: 1.3,
+            max_area: 0.5,
+            min_side: 0,
+            zoom: 0,
+            zoom_below: 1,
+          },
         }),
       ),
     ).rejects.toThrow(/views must give/);
@@ -80,14 +96,30 @@ describe("classes.json, the model's contract with the server", () => {
     await expect(
       loadMetadata(
         modelWith({
-          views: { working_size: 256, leaf_crops: 3, margin: 1.3, max_area: 0.5, min_side: 0.2, zoom: 1 },
+          views: {
+            working_size: 256,
+            leaf_crops: 3,
+            margin: 1.3,
+            max_area: 0.5,
+            min_side: 0.2,
+            zoom: 1,
+            zoom_below: 1,
+          },
         }),
       ),
     ).rejects.toThrow(/zoom \[0-1\)/);
     // No leaf crops is a valid setting: the centre view alone.
     const centreOnly = await loadMetadata(
       modelWith({
-        views: { working_size: 256, leaf_crops: 0, margin: 1.3, max_area: 0.5, min_side: 0.2, zoom: 0 },
+        views: {
+          working_size: 256,
+          leaf_crops: 0,
+          margin: 1.3,
+          max_area: 0.5,
+          min_side: 0.2,
+          zoom: 0,
+          zoom_below: 1,
+        },
       }),
     );
     expect(centreOnly.views.leaf_crops).toBe(0);

@@ -18,6 +18,9 @@ interface ParityPhoto {
   crops: number;
   /** Whether the closer view of the middle was run. */
   zoomed: boolean;
+  /** `non_plant` and `other_plant` over the views but the closer view. */
+  non_plant: number;
+  other_plant: number;
 }
 
 interface Parity {
@@ -66,7 +69,10 @@ describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch twin (models/parity.jso
       });
       expect(model.crops.length, `${photo.file}: crops`).toBe(photo.crops);
       expect(model.zoom !== null, `${photo.file}: closer view`).toBe(photo.zoomed);
-      const p = largestGap(photo.p, model.probabilities);
+      const p = largestGap(
+        [...photo.p, photo.non_plant, photo.other_plant],
+        [...model.probabilities, model.nonPlantProbability, model.otherPlantProbability],
+      );
       expect(p, `${photo.file}: probabilities`).toBeLessThanOrEqual(tolerance.p);
       const distance = Math.abs(model.distance - photo.distance) / Math.max(Math.abs(photo.distance), 1e-6);
       expect(distance, `${photo.file}: distance`).toBeLessThanOrEqual(tolerance.distance_rel);

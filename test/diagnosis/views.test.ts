@@ -11,7 +11,15 @@ import {
   zoomWindow,
 } from "../../src/diagnosis/model/views.js";
 
-const VIEWS = { working_size: 256, leaf_crops: 2, margin: 1.3, max_area: 0.5, min_side: 0.2, zoom: 0 };
+const VIEWS = {
+  working_size: 256,
+  leaf_crops: 2,
+  margin: 1.3,
+  max_area: 0.5,
+  min_side: 0.2,
+  zoom: 0,
+  zoom_below: 1,
+};
 
 function leaf(cx: number, cy: number, w: number, h: number, heat = 0.9): Leaf {
   return { x: cx - w / 2, y: cy - h / 2, w, h, heat };
@@ -48,13 +56,16 @@ describe("leaf crop windows", () => {
     });
   });
 
-  it("adds the closer view of the middle only while the leaf crops leave a slot free", () => {
-    const zoomed = { ...VIEWS, zoom: 0.6 };
+  it("adds the closer view of the middle only for an unsure centre view with a leaf found and a crop slot free", () => {
+    const zoomed = { ...VIEWS, zoom: 0.6, zoom_below: 0.8 };
     const middle = { x: 0.2, y: 0.2, side: 0.6 };
-    expect(zoomWindow([], zoomed)).toEqual(middle);
-    expect(zoomWindow([leaves[1]!], zoomed)).toEqual(middle);
-    expect(zoomWindow([leaves[1]!, leaves[2]!], zoomed)).toBeNull();
-    expect(zoomWindow([], VIEWS)).toBeNull(); // a model without a closer view
+    const filling = [leaves[0]!]; // found, too big to crop
+    expect(zoomWindow(filling, [], 0.5, zoomed)).toEqual(middle);
+    expect(zoomWindow(leaves, [leaves[1]!], 0.5, zoomed)).toEqual(middle);
+    expect(zoomWindow(filling, [], 0.8, zoomed)).toBeNull(); // the centre view is sure enough
+    expect(zoomWindow(leaves, [leaves[1]!, leaves[2]!], 0.5, zoomed)).toBeNull();
+    expect(zoomWindow([], [], 0.5, zoomed)).toBeNull(); // no leaf to look closer at
+    expect(zoomWindow(filling, [], 0.5, VIEWS)).toBeNull(); // a model without a closer view
     // The middle 154 px of the 256 px working image, as the Python twin cuts it (views.py `cut`).
     expect(windowPixels(middle, 256)).toEqual({ left: 51, top: 51, side: 154 });
   });

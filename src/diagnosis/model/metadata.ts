@@ -25,11 +25,13 @@ export interface ViewSettings {
   /** Smallest crop window side, as a share of the working image. */
   min_side: number;
   /**
-   * Side of a closer view of the centre view's middle, as a share of it, read with the leaf crops when fewer than
-   * `leaf_crops` leaves are cropped (0: none). Chosen on val: a field photo's leaves often fill the view, and the
-   * closer view reads their lesions larger.
+   * Side of a closer view of the centre view's middle, as a share of it, read with the leaf crops when a leaf was
+   * found but fewer than `leaf_crops` are cropped and the centre view is unsure (`zoom_below`); 0: none. Chosen on
+   * val: a field photo's leaves often fill the view, and the closer view reads their lesions larger.
    */
   zoom: number;
+  /** The closer view is read only when the centre view's likeliest leaf class has less probability than this. */
+  zoom_below: number;
 }
 
 /** classes.json, written by the training export next to the .onnx file: the model's contract with the server. */
@@ -99,10 +101,11 @@ function checkLeavesAndViews(meta: ModelMetadata, problems: string[]): void {
     !(views.margin > 0) ||
     !isProbability(views.max_area) ||
     !(views.min_side > 0 && views.min_side <= 1) ||
-    !(views.zoom >= 0 && views.zoom < 1)
+    !(views.zoom >= 0 && views.zoom < 1) ||
+    !(typeof views.zoom_below === "number" && views.zoom_below >= 0)
   )
     problems.push(
-      "views must give working_size (a positive integer), leaf_crops (an integer ≥ 0), margin (> 0), max_area (0-1), min_side (0-1] and zoom [0-1)",
+      "views must give working_size (a positive integer), leaf_crops (an integer ≥ 0), margin (> 0), max_area (0-1), min_side (0-1], zoom [0-1) and zoom_below (≥ 0)",
     );
 }
 

@@ -19,11 +19,20 @@ export function leavesToCrop(leaves: Leaf[], views: ViewSettings): { answer: Lea
 }
 
 /**
- * The closer view of the centre view's middle (CONTRACT step 4), read when the leaf crops leave a slot free: null
- * when they fill every slot or the model has no closer view (`views.zoom` 0).
+ * The closer view of the centre view's middle (CONTRACT step 4), read when a leaf was found but the leaf crops
+ * leave a slot free (most often, leaves that fill the view) and the centre view is unsure of the leaf's class
+ * (`centreTop`, its likeliest leaf class's probability, under `views.zoom_below`): null when no leaf was found
+ * (nothing to look closer at), when the crops fill every slot, when the centre view is sure already, or when the
+ * model has no closer view (`views.zoom` 0).
  */
-export function zoomWindow(answer: Leaf[], views: ViewSettings): Window | null {
-  if (views.zoom <= 0 || answer.length >= views.leaf_crops) return null;
+export function zoomWindow(
+  leaves: Leaf[],
+  answer: Leaf[],
+  centreTop: number,
+  views: ViewSettings,
+): Window | null {
+  if (views.zoom <= 0 || leaves.length === 0 || answer.length >= views.leaf_crops) return null;
+  if (centreTop >= views.zoom_below) return null;
   const start = (1 - views.zoom) / 2;
   return { x: start, y: start, side: views.zoom };
 }
