@@ -122,10 +122,11 @@ def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
     """Runs the serving rule on photos whose centre views (uint8 [N,S,S,3]) are given. params: leaf_threshold,
     leaf_crops, margin, max_area, min_side, zooms (the closer views' sides to read, [] for none; the first is the
     one `p` takes), zoom_below (`p` takes it only when the centre view's likeliest leaf class, at temperature T,
-    has less probability), leaf (the leaf classes' indices). Returns one dict per photo: centre logits, crop logits [k,K], zooms {side: logits} (read when
-    a leaf was found but fewer than leaf_crops were cropped), p (mean over the views at temperature T), distance, leaves, the
-    leaves cropped and their windows, p_plant (p without the closer view, which judges whether the photo shows a
-    plant and one we cover). Leaf crops and closer views are cut at the centre views' size."""
+    has less probability), leaf (the leaf classes' indices). Returns one dict per photo: centre logits, crop
+    logits [k,K], zooms {side: logits} (read when a leaf was found but fewer than leaf_crops were cropped), p (mean
+    over the views at temperature T), p_plant (p without the closer view, which judges whether the photo shows a
+    plant and one we cover), distance, leaves, the leaves cropped and their windows. Leaf crops and closer views
+    are cut at the centre views' size."""
     size = centre_u8.shape[1]
     zooms = list(params.get('zooms', []))
     out = []

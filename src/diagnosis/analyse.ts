@@ -56,7 +56,10 @@ export interface Analysis {
     leaves: Leaf[];
     /** The leaves looked at closer for the answer, strongest first. */
     crops: LeafView[];
-    /** The closer view of the middle, read for the answer when a leaf was found but fewer than `views.leaf_crops` were cropped. */
+    /**
+     * The closer view of the middle, read for the answer when a leaf was found, fewer than `views.leaf_crops` were
+     * cropped and the centre view was unsure (`zoomWindow`).
+     */
     zoom: (ViewReading & { window: Window }) | null;
     /**
      * Reads the other leaves found (none over `views.max_area`), each for its own box and never for the answer,

@@ -4,6 +4,16 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadMetadata } from "../../src/diagnosis/model/metadata.js";
 
+const VIEWS = {
+  working_size: 256,
+  leaf_crops: 3,
+  margin: 1.3,
+  max_area: 0.5,
+  min_side: 0.2,
+  zoom: 0.6,
+  zoom_below: 0.8,
+};
+
 /** A classes.json that follows the contract (CONTRACT.md), with `changes` merged over it; the path of its model. */
 function modelWith(changes: Record<string, unknown>): string {
   const dir = mkdtempSync(path.join(tmpdir(), "classes-"));
@@ -25,15 +35,7 @@ function modelWith(changes: Record<string, unknown>): string {
     distance_threshold: 400,
     other_plant_threshold: 0.4,
     leaves: { threshold: 0.3, max: 10, nms_iou: 0.5 },
-    views: {
-      working_size: 256,
-      leaf_crops: 3,
-      margin: 1.3,
-      max_area: 0.5,
-      min_side: 0.2,
-      zoom: 0.6,
-      zoom_below: 0.8,
-    },
+    views: VIEWS,
   };
   writeFileSync(path.join(dir, "classes.json"), JSON.stringify({ ...meta, ...changes }));
   return path.join(dir, "model.onnx");
@@ -77,51 +79,13 @@ describe("classes.json, the model's contract with the server", () => {
     expect((error as Error).message).toMatch(/temperature/);
     expect((error as Error).message).toMatch(/leaves must give/);
     expect((error as Error).message).toMatch(/views must give/);
-    await expect(
-      loadMetadata(
-        modelWith({
-          views: {
-            working_size: 256,
-            leaf_crops: 3,
-            margin: 1.3,
-            max_area: 0.5,
-            min_side: 0,
-            zoom: 0,
-            zoom_below: 1,
-          },
-        }),
-      ),
-    ).rejects.toThrow(/views must give/);
-    // A closer view as large as the centre view is no closer view.
-    await expect(
-      loadMetadata(
-        modelWith({
-          views: {
-            working_size: 256,
-            leaf_crops: 3,
-            margin: 1.3,
-            max_area: 0.5,
-            min_side: 0.2,
-            zoom: 1,
-            zoom_below: 1,
-          },
-        }),
-      ),
-    ).rejects.toThrow(/zoom \[0-1\)/);
-    // No leaf crops is a valid setting: the centre view alone.
-    const centreOnly = await loadMetadata(
-      modelWith({
-        views: {
-          working_size: 256,
-          leaf_crops: 0,
-          margin: 1.3,
-          max_area: 0.5,
-          min_side: 0.2,
-          zoom: 0,
-          zoom_below: 1,
-        },
-      }),
+    await expect(loadMetadata(modelWith({ views: { ...VIEWS, min_side: 0 } }))).rejects.toThrow(
+      /views must give/,
     );
+    // A closer view as large as the centre view is no closer view.
+    await expect(loadMetadata(modelWith({ views: { ...VIEWS, zoom: 1 } }))).rejects.toThrow(/zoom \[0-1\)/);
+    // No leaf crops and no closer view is a valid setting: the centre view alone.
+    const centreOnly = await loadMetadata(modelWith({ views: { ...VIEWS, leaf_crops: 0, zoom: 0 } }));
     expect(centreOnly.views.leaf_crops).toBe(0);
   });
 });
