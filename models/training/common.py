@@ -324,6 +324,11 @@ def field_answered_at(P, y, kind, classes, target):
     return answered_share(top[field], right[field], target)
 
 
+def leaf_classes(classes):
+    """The indices of the leaf classes (every class but other_plant and non_plant): what a stated crop narrows."""
+    return [i for i, c in enumerate(classes) if c not in (NON_PLANT, OTHER)]
+
+
 TEMPERATURES = np.exp(np.linspace(np.log(0.4), np.log(4), 60))
 
 

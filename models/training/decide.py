@@ -10,7 +10,7 @@ class Rules:
         self.classes = classes
         self.np = classes.index(C.NON_PLANT)
         self.other = classes.index(C.OTHER)
-        self.leaf = [i for i, c in enumerate(classes) if c not in (C.NON_PLANT, C.OTHER)]
+        self.leaf = C.leaf_classes(classes)
         self.crop = np.array([classes[i].split('__')[0] for i in self.leaf])
         self.th = th
 

@@ -33,7 +33,7 @@ rules = Rules(classes, cfg)
 params = {'leaf_threshold': cfg['leaves']['threshold'], 'leaf_crops': cfg['views']['leaf_crops'],
           'margin': cfg['views']['margin'], 'max_area': cfg['views']['max_area'],
           'min_side': cfg['views']['min_side'], 'zooms': [cfg['views']['zoom']] if cfg['views']['zoom'] else [],
-          'zoom_below': cfg['views']['zoom_below'], 'leaf': [i for i, c in enumerate(cfg['classes']) if '__' in c]}
+          'zoom_below': cfg['views']['zoom_below'], 'leaf': rules.leaf}
 SECONDARY = 0.15  # src/diagnosis/result.ts SECONDARY_DIAGNOSIS_FLOOR
 
 rows = C.read_split()

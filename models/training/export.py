@@ -143,7 +143,7 @@ print('leaf threshold', leaf_threshold, leaf_scan[leaf_threshold], flush=True)
 
 zooms = [float(z) for z in args.zooms.split(',') if z]
 params = {'leaf_threshold': leaf_threshold, 'leaf_crops': 4, 'margin': args.margin, 'max_area': args.max_area,
-          'min_side': args.min_side, 'zooms': zooms, 'leaf': [i for i, c in enumerate(classes) if '__' in c]}
+          'min_side': args.min_side, 'zooms': zooms, 'leaf': C.leaf_classes(classes)}
 t0 = time.time()
 reads = V.read_photos(served, paths, Xva, params)
 print(f'val read with up to 4 leaf crops in {time.time() - t0:.0f}s', flush=True)
@@ -187,8 +187,6 @@ best_field = max(v[0] for v in kept.values())
 zoom, zoom_below = min((zb for zb, v in kept.items() if v[0] >= best_field - 1 / int(field.sum()) - 1e-9),
                        key=lambda zb: (zoom_scan[zb][3], zb))
 print('zoom', zoom, 'below', zoom_below, zoom_scan, flush=True)
-for o in reads:
-    o['zoom_below'] = zoom_below
 
 
 def nll(T):

@@ -35,8 +35,8 @@ export interface PlantEvidence {
  * the model the other way: grass behind a dog is green. Nor does it overrule leaves the finder saw: on the
  * validation split, with the shipped model, the colour veto alone rejected 9 of 263 PlantDoc field photos and 10
  * of 204 other-plant photos, all with leaves found (those looked at are colour negatives the source left
- * uninverted: purple leaves), and caught no non-plant photo the model let through. In a photo too dark, colour says nothing and only the model decides;
- * without a model, only colour does.
+ * uninverted: purple leaves), and caught no non-plant photo the model let through. In a photo too dark, colour
+ * says nothing and only the model decides; without a model, only colour does.
  */
 export function isPlant(evidence: PlantEvidence): boolean {
   const { model } = evidence;
