@@ -49,6 +49,11 @@ p.add_argument('--snapshots', default='',
                     'runs without val (--eval-minutes 0, e.g. on a GPU machine without ../shared); snapshots.py '
                     'reads them on val afterwards')
 p.add_argument('--run-dir', default='', help='where the run writes (default runs/<run>)')
+p.add_argument('--peers', type=int, default=1,
+               help='train this many models at once on the same batches, each also pulled toward the mean prediction '
+                    'of the others (deep mutual learning, --mutual); each peer keeps its own EMA, snapshots and '
+                    'best.pt under <run dir>/peer<k>/')
+p.add_argument('--mutual', type=float, default=1.0, help='with --peers: weight of each peer\'s KL to the others')
 args = p.parse_args()
 
 torch.set_num_threads(args.threads)
@@ -354,8 +359,10 @@ if args.viz:
     raise SystemExit(0)
 
 # ---------------------------------------------------------------- model / optimiser
-net = C.net_for(classes, vars(args), dropout=0.2)
-if args.init:
+def start_weights():
+    """--init's weights in this run's class order, or None."""
+    if not args.init:
+        return None
     ck = torch.load(args.init, map_location='cpu', weights_only=False)
     assert ck['args'].get('arch', 'mnv3s') == args.arch, f'--init is an {ck["args"].get("arch")} checkpoint'
     sd = ck['ema'] if ck.get('ema') is not None else ck['model']
@@ -367,24 +374,42 @@ if args.init:
             t = sd[k]
             rows_ = [t[old.index(c)] if c in old else t.mean(0) for c in classes]
             sd[k] = torch.stack(rows_)
-    missing, unexpected = net.load_state_dict(sd, strict=False)
-    # a backbone-only start (nsfwjs.py) leaves both heads new; a LeafNet start at most the leaf finder
-    heads = ('leaf.', 'cam.') if 'cam.weight' not in sd else ('leaf.',)
-    assert not unexpected and all(k.startswith(heads) for k in missing), (missing, unexpected)
-    log(f'init from {args.init} ({ck.get("val")}); new: {sorted({k.split(".")[0] for k in missing})}')
-ema = C.net_for(classes, vars(args), dropout=0.2)
-ema.load_state_dict(net.state_dict())
+    log(f'init from {args.init} ({ck.get("val")})')
+    return sd
+
+
+def make_peer(sd):
+    """One model and its EMA; each peer draws its own new heads."""
+    net = C.net_for(classes, vars(args), dropout=0.2)
+    if sd is not None:
+        missing, unexpected = net.load_state_dict(sd, strict=False)
+        # a backbone-only start (nsfwjs.py) leaves both heads new; a LeafNet start at most the leaf finder
+        heads = ('leaf.', 'cam.') if 'cam.weight' not in sd else ('leaf.',)
+        assert not unexpected and all(k.startswith(heads) for k in missing), (missing, unexpected)
+    ema = C.net_for(classes, vars(args), dropout=0.2)
+    ema.load_state_dict(net.state_dict())
+    net.to(dev, memory_format=torch.channels_last if cuda else torch.contiguous_format); ema.to(dev)
+    for q in ema.parameters():
+        q.requires_grad_(False)
+    return net, ema
+
+
 cuda = dev.type == 'cuda'
-net.to(dev, memory_format=torch.channels_last if cuda else torch.contiguous_format); ema.to(dev)
-for q in ema.parameters():
-    q.requires_grad_(False)
+sd0 = start_weights()
+peers = [make_peer(sd0) for _ in range(args.peers)]
+peer_dirs = [run_dir] if args.peers == 1 else [os.path.join(run_dir, f'peer{k}') for k in range(args.peers)]
+for d_ in peer_dirs:
+    os.makedirs(d_, exist_ok=True)
 decay, no_decay = [], []
-for n_, q in net.named_parameters():
-    (no_decay if q.ndim <= 1 else decay).append(q)
+for net, _ in peers:
+    for n_, q in net.named_parameters():
+        (no_decay if q.ndim <= 1 else decay).append(q)
 opt = torch.optim.AdamW([{'params': decay, 'weight_decay': args.wd}, {'params': no_decay, 'weight_decay': 0}], lr=args.lr)
 crit = nn.CrossEntropyLoss(label_smoothing=args.smoothing)
-ema_float = [(e, n_) for e, n_ in zip(ema.state_dict().values(), net.state_dict().values()) if e.is_floating_point()]
-ema_other = [(e, n_) for e, n_ in zip(ema.state_dict().values(), net.state_dict().values()) if not e.is_floating_point()]
+ema_float = [(e, n_) for net, ema in peers for e, n_ in zip(ema.state_dict().values(), net.state_dict().values())
+             if e.is_floating_point()]
+ema_other = [(e, n_) for net, ema in peers for e, n_ in zip(ema.state_dict().values(), net.state_dict().values())
+             if not e.is_floating_point()]
 
 
 @torch.no_grad()
@@ -394,6 +419,16 @@ def ema_update(step):
     torch._foreach_add_([e for e, _ in ema_float], [n_ for _, n_ in ema_float], alpha=1 - d)
     for e, n_ in ema_other:
         e.copy_(n_)
+
+
+def mutual_loss(logits):
+    """Deep mutual learning (Zhang et al. 2018): each peer's KL from the mean prediction of the others, which are
+    held fixed for it; with too few field photos to fit one model, the others' softened view of a photo regularises
+    each, and what they agree on becomes one network's."""
+    probs = [torch.softmax(lg, 1).detach() for lg in logits]
+    total = sum(probs)
+    return sum(F.kl_div(torch.log_softmax(lg, 1), (total - pk) / (len(logits) - 1), reduction='batchmean')
+               for lg, pk in zip(logits, probs))
 
 
 # ---------------------------------------------------------------- loop
@@ -417,69 +452,80 @@ def score(ve):
     return C.field_score(ve)
 
 
-def save_snapshot(snaps):
+def save_snapshot(ema, snaps, out_dir):
     """The EMA weights so far (float16 halves the file: it travels back from a lent GPU machine), written whole
     each time, so a run stopped at its time limit still leaves the ones taken."""
     snaps.append({'minutes': (time.time() - T_train) / 60, 'step': step,
                   'ema': {k: (v.half() if v.is_floating_point() else v).cpu() for k, v in ema.state_dict().items()}})
-    path = os.path.join(run_dir, 'snapshots.pt')
+    path = os.path.join(out_dir, 'snapshots.pt')
     torch.save({'classes': classes, 'args': vars(args), 'snaps': snaps}, path + '.tmp')
     os.replace(path + '.tmp', path)
     log(f'  snapshot at {snaps[-1]["minutes"]:.1f} min, step {step} -> {path}')
 
 
 snap_at = sorted(float(m) for m in args.snapshots.split(',') if m)
-snaps = []
+snaps = [[] for _ in peers]
 evaluating = args.eval_minutes > 0
-step, best, next_eval = 0, -1.0, (args.eval_minutes * 60 if evaluating else math.inf)
-tl = tc = tn = tleaf = 0.0
+step, next_eval = 0, (args.eval_minutes * 60 if evaluating else math.inf)
+best = [-1.0 for _ in peers]
+tl = tc = tn = tleaf = tkl = 0.0
 te = time.time()
+K = len(peers)
 while True:
     frac = (time.time() - T_train) / budget
     if frac >= 1.0:
         break
-    net.train()
+    for net, _ in peers:
+        net.train()
     for gq in opt.param_groups:
         gq['lr'] = lr_at(frac)
     xb, yb, (heat, reg, regm, has_box) = augment(draw(args.bs))
     if cuda:
         xb = xb.contiguous(memory_format=torch.channels_last)
     with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=cuda):
-        logits, leaf, _ = net(xb)
-    logits, leaf = logits.float(), leaf.float()
-    lleaf = leaf_loss(leaf, heat, reg, regm, has_box)
-    loss = crit(logits, yb) + args.leaf_weight * lleaf
+        outs = [net(xb) for net, _ in peers]
+    logits = [o[0].float() for o in outs]
+    lleaf = sum(leaf_loss(o[1].float(), heat, reg, regm, has_box) for o in outs)
+    loss = sum(crit(lg, yb) for lg in logits) + args.leaf_weight * lleaf
+    if K > 1:
+        lkl = mutual_loss(logits)
+        loss = loss + args.mutual * lkl
+        tkl += lkl.detach() * len(yb)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
     ema_update(step)
     step += 1
-    # running sums stay on the device: no wait for the GPU at every step
-    tl += loss.detach() * len(yb); tleaf += lleaf.detach() * len(yb)
-    tc += (logits.argmax(1) == yb).sum(); tn += len(yb)
+    # running sums stay on the device: no wait for the GPU at every step; with peers, their mean
+    tl += loss.detach() * len(yb) / K; tleaf += lleaf.detach() * len(yb) / K
+    tc += sum((lg.argmax(1) == yb).sum() for lg in logits) / K; tn += len(yb)
     if step % 50 == 0:
-        print(f'  step {step} loss {tl/tn:.3f} (leaf {tleaf/tn:.3f}) acc {tc/tn:.3f} lr {lr_at(frac):.2e} '
-              f'{tn/(time.time()-te):.0f} img/s elapsed {(time.time()-T_train)/60:.1f}m', flush=True)
+        print(f'  step {step} loss {tl/tn:.3f} (leaf {tleaf/tn:.3f}' + (f', mutual {tkl/tn/K:.3f}' if K > 1 else '') +
+              f') acc {tc/tn:.3f} lr {lr_at(frac):.2e} {tn/(time.time()-te):.0f} img/s '
+              f'elapsed {(time.time()-T_train)/60:.1f}m', flush=True)
     end = (time.time() - T_train) >= budget
     if args.snapshots and ((snap_at and (time.time() - T_train) >= snap_at[0] * 60) or end):
         snap_at = [m for m in snap_at if m * 60 > time.time() - T_train]
-        save_snapshot(snaps)
+        for (_, ema), sn, d_ in zip(peers, snaps, peer_dirs):
+            save_snapshot(ema, sn, d_)
     if not evaluating or ((time.time() - T_train) < next_eval and not end):
         continue
     next_eval += args.eval_minutes * 60
-    ve = C.evaluate(copy.deepcopy(ema).cpu(), Xva, yva, kva, classes)
-    log(f'step {step} train_loss {tl/tn:.3f} leaf {tleaf/tn:.3f} train_acc {tc/tn:.3f} | val(EMA) ' +
-        ' '.join(f'{k}={v:.4f}' for k, v in ve.items()) + f' | {(time.time()-T_train)/60:.1f} min')
-    tl = tc = tn = tleaf = 0.0
+    for k, ((net, ema), d_) in enumerate(zip(peers, peer_dirs)):
+        ve = C.evaluate(copy.deepcopy(ema).cpu(), Xva, yva, kva, classes)
+        log((f'peer {k} ' if K > 1 else '') + f'step {step} train_loss {tl/tn:.3f} leaf {tleaf/tn:.3f} '
+            f'train_acc {tc/tn:.3f} | val(EMA) ' + ' '.join(f'{k_}={v:.4f}' for k_, v in ve.items()) +
+            f' | {(time.time()-T_train)/60:.1f} min')
+        ck = {'model': {k_: v.cpu() for k_, v in net.state_dict().items()},
+              'ema': {k_: v.cpu() for k_, v in ema.state_dict().items()}, 'classes': classes, 'args': vars(args),
+              'step': step, 'val': ve, 'minutes': (time.time() - T_train) / 60}
+        torch.save(ck, os.path.join(d_, 'last.pt'))
+        if score(ve) > best[k]:
+            best[k] = score(ve)
+            torch.save(ck, os.path.join(d_, 'best.pt'))
+            log(f'  new best {best[k]:.4f} -> {d_}/best.pt')
+    tl = tc = tn = tleaf = tkl = 0.0
     te = time.time()
-    ck = {'model': {k: v.cpu() for k, v in net.state_dict().items()},
-          'ema': {k: v.cpu() for k, v in ema.state_dict().items()}, 'classes': classes, 'args': vars(args),
-          'step': step, 'val': ve, 'minutes': (time.time() - T_train) / 60}
-    torch.save(ck, os.path.join(run_dir, 'last.pt'))
-    if score(ve) > best:
-        best = score(ve)
-        torch.save(ck, os.path.join(run_dir, 'best.pt'))
-        log(f'  new best {best:.4f} -> {run_dir}/best.pt')
 log(f'== done: steps {step} train time {(time.time()-T_train)/60:.1f} min, total {(time.time()-T0)/60:.1f} min, '
-    + (f'best {best:.4f}' if best >= 0 else f'{len(snaps)} snapshots' if not evaluating
-       else 'no evaluation qualified, no best.pt'))
+    + (f'best {", ".join(f"{b:.4f}" for b in best)}' if min(best) >= 0
+       else f'{len(snaps[0])} snapshots' if not evaluating else 'an evaluation did not qualify, no best.pt there'))
