@@ -7,7 +7,7 @@ import { cropOfClass } from "../../src/diagnosis/crops.js";
 import type { DiagnosisResult } from "../../src/diagnosis/types.js";
 import { pct, type Table } from "./report.js";
 import type { Observation } from "./run.js";
-import { isAnswered, isRight } from "./sources.js";
+import { answeredRight, isRight } from "./sources.js";
 
 /** A score for how sure a result is; higher is surer. */
 export type Score = (result: DiagnosisResult) => number;
@@ -60,14 +60,13 @@ export function perCropTable(observations: Observation[], pick: (o: Observation)
     head: ["crop", "photos", "top-1", "answered", "right when answered"],
     rows: crops.map((crop) => {
       const items = observations.filter((o) => cropOfClass(o.sample.label) === crop);
-      const answered = items.filter((o) => isAnswered(pick(o)));
-      const right = answered.filter((o) => isRight(pick(o), o.sample.label)).length;
+      const { answered, right } = answeredRight(items, pick);
       return [
         crop ?? "–",
         items.length,
         pct(items.filter((o) => isRight(pick(o), o.sample.label)).length, items.length),
-        pct(answered.length, items.length),
-        `${pct(right, answered.length)} (${right} of ${answered.length})`,
+        pct(answered, items.length),
+        `${pct(right, answered)} (${right} of ${answered})`,
       ];
     }),
   };

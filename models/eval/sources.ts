@@ -47,12 +47,24 @@ function top1(items: Observation[], pick: (o: Observation) => DiagnosisResult): 
   return pct(leaves.filter((o) => isRight(pick(o), o.sample.label)).length, leaves.length);
 }
 
+/** How many of the photos `pick` answers, and how many of those answers are right. */
+export function answeredRight(
+  items: Observation[],
+  pick: (o: Observation) => DiagnosisResult,
+): { answered: number; right: number } {
+  const answered = items.filter((o) => isAnswered(pick(o)));
+  return {
+    answered: answered.length,
+    right: answered.filter((o) => isRight(pick(o), o.sample.label)).length,
+  };
+}
+
 function outcomeCells(items: Observation[], pick: (o: Observation) => DiagnosisResult): Row {
   const results = items.map(pick);
-  const answered = items.filter((o) => isAnswered(pick(o)));
+  const { answered, right } = answeredRight(items, pick);
   return [
-    pct(answered.length, items.length),
-    pct(answered.filter((o) => isRight(pick(o), o.sample.label)).length, answered.length),
+    pct(answered, items.length),
+    pct(right, answered),
     share(results, "unsure"),
     share(results, "not_plant"),
     share(results, "crop_not_supported"),
