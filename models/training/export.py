@@ -11,7 +11,8 @@
   each leaf class and other_plant (not non_plant), whitened to the --dims strongest directions.
 * On the val split, read as the service reads it (views.py), in this order:
   - leaf_threshold: the leaf finder's heat threshold with the best F1 against the PlantDoc leaf boxes (IoU>=0.5);
-  - leaf_crops: how many leaf crops (0-4) join the centre view, by field accuracy with the crop given;
+  - leaf_crops: how many leaf crops (0 to --max-leaf-crops, at most 4) join the centre view, by field accuracy
+    with the crop given;
   - zoom and zoom_below: the side of the closer view of the centre view's middle that a photo with a leaf found
     but fewer than leaf_crops cropped reads as well (0: none), among --zooms, when the centre view's likeliest leaf
     class has less probability than zoom_below, among --zoom-below: of the pairs that lose at most
@@ -50,6 +51,8 @@ p.add_argument('--zoom-below', default='0.7,0.8,0.9,0.95,1.01',
                help='centre-view confidences under which the closer view is read to choose among (1.01: always)')
 p.add_argument('--zoom-lab-slack', type=float, default=0.0025,
                help='lab accuracy (crop given, val) a closer view may cost: 0.25 points, 3 of 1200 photos')
+p.add_argument('--max-leaf-crops', type=int, default=4, choices=range(5),
+               help='the most leaf crops to choose (a photo reads at most this many views besides the centre view)')
 p.add_argument('--max-plant-reject', type=float, default=0.02)
 p.add_argument('--max-other-flag', type=float, default=0.05)
 p.add_argument('--field-target', type=float, default=0.88)
@@ -162,7 +165,8 @@ def probs(T, k, zoom, below=1.01):
     return np.stack([V.mean_probability(o, T, k, zoom, below) for o in reads])
 
 
-crop_scan = {k: (crop_accuracy(probs(1.0, k, 0), field), crop_accuracy(probs(1.0, k, 0), lab)) for k in range(5)}
+crop_scan = {k: (crop_accuracy(probs(1.0, k, 0), field), crop_accuracy(probs(1.0, k, 0), lab))
+             for k in range(args.max_leaf_crops + 1)}
 leaf_crops = max(crop_scan, key=lambda k: (round(crop_scan[k][0], 3), crop_scan[k][1]))
 print('leaf crops', leaf_crops, crop_scan, flush=True)
 

@@ -54,6 +54,10 @@ p.add_argument('--peers', type=int, default=1,
                     'of the others (deep mutual learning, --mutual); each peer keeps its own EMA, snapshots and '
                     'best.pt under <run dir>/peer<k>/')
 p.add_argument('--mutual', type=float, default=1.0, help='with --peers: weight of each peer\'s KL to the others')
+p.add_argument('--teachers', default='',
+               help='comma-separated snapshots.pt files: the mean prediction of their last snapshots on each batch is a '
+                    'soft target (knowledge distillation, Hinton et al. 2015), weighted by --distill')
+p.add_argument('--distill', type=float, default=1.0, help='with --teachers: weight of the KL from their mean prediction')
 args = p.parse_args()
 
 torch.set_num_threads(args.threads)
@@ -421,14 +425,34 @@ def ema_update(step):
         e.copy_(n_)
 
 
+def kl_from(target, lg):
+    """KL(target || softmax(lg)), per photo."""
+    return F.kl_div(torch.log_softmax(lg, 1), target, reduction='batchmean')
+
+
 def mutual_loss(logits):
     """Deep mutual learning (Zhang et al. 2018): each peer's KL from the mean prediction of the others, which are
     held fixed for it; with too few field photos to fit one model, the others' softened view of a photo regularises
     each, and what they agree on becomes one network's."""
     probs = [torch.softmax(lg, 1).detach() for lg in logits]
     total = sum(probs)
-    return sum(F.kl_div(torch.log_softmax(lg, 1), (total - pk) / (len(logits) - 1), reduction='batchmean')
-               for lg, pk in zip(logits, probs))
+    return sum(kl_from((total - pk) / (len(logits) - 1), lg) for lg, pk in zip(logits, probs))
+
+
+def load_teacher(path):
+    """The last snapshot of a snapshots.pt file, frozen."""
+    pack = torch.load(path, map_location='cpu', weights_only=False)
+    assert pack['classes'] == classes, f'{path}: another class list'
+    t = C.net_for(classes, pack['args'])
+    t.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in pack['snaps'][-1]['ema'].items()})
+    t.to(dev, memory_format=torch.channels_last if cuda else torch.contiguous_format).eval()
+    for q in t.parameters():
+        q.requires_grad_(False)
+    log(f'teacher {path}: snapshot at {pack["snaps"][-1]["minutes"]:.1f} min')
+    return t
+
+
+teachers = [load_teacher(f) for f in args.teachers.split(',') if f]
 
 
 # ---------------------------------------------------------------- loop
@@ -468,7 +492,7 @@ snaps = [[] for _ in peers]
 evaluating = args.eval_minutes > 0
 step, next_eval = 0, (args.eval_minutes * 60 if evaluating else math.inf)
 best = [-1.0 for _ in peers]
-tl = tc = tn = tleaf = tkl = 0.0
+tl = tc = tn = tleaf = tkl = tdist = 0.0
 te = time.time()
 K = len(peers)
 while True:
@@ -484,6 +508,9 @@ while True:
         xb = xb.contiguous(memory_format=torch.channels_last)
     with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=cuda):
         outs = [net(xb) for net, _ in peers]
+        if teachers:
+            with torch.no_grad():
+                taught = sum(torch.softmax(t(xb)[0].float(), 1) for t in teachers) / len(teachers)
     logits = [o[0].float() for o in outs]
     lleaf = sum(leaf_loss(o[1].float(), heat, reg, regm, has_box) for o in outs)
     loss = sum(crit(lg, yb) for lg in logits) + args.leaf_weight * lleaf
@@ -491,6 +518,10 @@ while True:
         lkl = mutual_loss(logits)
         loss = loss + args.mutual * lkl
         tkl += lkl.detach() * len(yb)
+    if teachers:
+        ldist = sum(kl_from(taught, lg) for lg in logits)
+        loss = loss + args.distill * ldist
+        tdist += ldist.detach() * len(yb)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
@@ -501,6 +532,7 @@ while True:
     tc += sum((lg.argmax(1) == yb).sum() for lg in logits) / K; tn += len(yb)
     if step % 50 == 0:
         print(f'  step {step} loss {tl/tn:.3f} (leaf {tleaf/tn:.3f}' + (f', mutual {tkl/tn/K:.3f}' if K > 1 else '') +
+              (f', distil {tdist/tn/K:.3f}' if teachers else '') +
               f') acc {tc/tn:.3f} lr {lr_at(frac):.2e} {tn/(time.time()-te):.0f} img/s '
               f'elapsed {(time.time()-T_train)/60:.1f}m', flush=True)
     end = (time.time() - T_train) >= budget
@@ -524,7 +556,7 @@ while True:
             best[k] = score(ve)
             torch.save(ck, os.path.join(d_, 'best.pt'))
             log(f'  new best {best[k]:.4f} -> {d_}/best.pt')
-    tl = tc = tn = tleaf = tkl = 0.0
+    tl = tc = tn = tleaf = tkl = tdist = 0.0
     te = time.time()
 log(f'== done: steps {step} train time {(time.time()-T_train)/60:.1f} min, total {(time.time()-T0)/60:.1f} min, '
     + (f'best {", ".join(f"{b:.4f}" for b in best)}' if min(best) >= 0
