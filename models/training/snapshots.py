@@ -12,6 +12,7 @@ at the temperature export.py would fit on the same val photos (`temperature`), a
 table goes to stdout and --json, the best snapshot to --out in train.py's checkpoint format.
 """
 import argparse, json, os
+import numpy as np
 import torch
 import common as C
 
@@ -25,6 +26,10 @@ def main():
     p.add_argument('--soup', action='store_true',
                    help='also read the uniform average of the last snapshot of every file (a "model soup", Wortsman '
                         'et al. 2022: fine-tunes of one start averaged in weight space)')
+    p.add_argument('--ensemble', action='store_true',
+                   help='also read the mean of the probabilities of the last snapshot of every file (an output '
+                        'ensemble: it costs all of them to serve, so it is never written to --out; it says what '
+                        'distilling them into one network could at most keep)')
     p.add_argument('--answered-target', type=float, default=0.85,
                    help='field_answered_at_target: the share of field photos answered at this accuracy (crop given)')
     p.add_argument('--size', type=int, default=C.SIZE,
@@ -47,10 +52,8 @@ def main():
         soup_args = {**candidates[0][1], 'run': 'soup'}
         candidates.append(('soup of ' + ' '.join(args.files), soup_args,
                            {'minutes': max(s['minutes'] for s in lasts), 'step': 0, 'ema': soup}))
-    for f, run_args, s in candidates:
-        net = C.net_for(classes, run_args)
-        net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in s['ema'].items()})
-        lg = C.served_logits(net, Xva)
+
+    def report(name, run_args, lg, net, s):
         ve = C.source_accuracy(lg, yva, kva, classes)
         score = C.field_score(ve)
         # reported beside the score, not in it: mixture.py's rule asks for coverage too (model card, 27 November)
@@ -58,17 +61,32 @@ def main():
         ve['temperature'] = C.fit_temperature(lambda t: C.source_nll(probs(t), yva, kva))
         ve['field_answered_at_target'] = C.field_answered_at(probs(ve['temperature']), yva, kva, classes,
                                                              args.answered_target)
-        row = {'file': f, 'run': run_args['run'], 'arch': run_args.get('arch', 'mnv3s'), 'size': args.size,
-               'mmacs_per_view': round(C.conv_macs(net, args.size) / 1e6), 'minutes': round(s['minutes'], 2),
-               'step': s['step'], 'score': score, **ve}
+        row = {'file': name, 'run': run_args['run'], 'arch': run_args.get('arch', 'mnv3s'), 'size': args.size,
+               'mmacs_per_view': round(sum(C.conv_macs(n, args.size) for n in net) / 1e6),
+               'minutes': round(s['minutes'], 2), 'step': s['step'], 'score': score, **ve}
         table.append(row)
         print(f"{row['run']} ({row['arch']} at {args.size} px: {row['mmacs_per_view']} M multiply-adds per image) "
               f"{row['minutes']:5.1f} min step {row['step']:6d}  score {score:.4f}  " +
               ' '.join(f'{k}={v:.4f}' for k, v in ve.items()), flush=True)
+        return score, ve
+
+    last_reads = {}
+    for f, run_args, s in candidates:
+        net = C.net_for(classes, run_args)
+        net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in s['ema'].items()})
+        lg = C.served_logits(net, Xva)
+        if any(s is last for last in lasts):
+            last_reads[f] = (lg, net)
+        score, ve = report(f, run_args, lg, [net], s)
         if best is None or score > best[0]:
             sd = net.state_dict()
             best = (score, {'model': sd, 'ema': sd, 'classes': classes, 'args': run_args, 'size': args.size,
                             'step': s['step'], 'val': ve, 'minutes': s['minutes'], 'snapshot_of': f})
+    if args.ensemble:
+        assert len(last_reads) == len(args.files), '--ensemble reads the last snapshot of every file (--last 1)'
+        mean = np.mean([torch.softmax(torch.from_numpy(lg), 1).numpy() for lg, _ in last_reads.values()], 0)
+        report('ensemble of ' + ' '.join(args.files), {**candidates[0][1], 'run': 'ensemble'}, np.log(mean),
+               [n for _, n in last_reads.values()], {'minutes': max(s['minutes'] for s in lasts), 'step': 0})
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     torch.save(best[1], args.out)
     print(f"best: {best[1]['args']['run']} at {best[1]['minutes']:.1f} min, score {best[0]:.4f} -> {args.out}")
