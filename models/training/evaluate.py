@@ -126,7 +126,7 @@ parity = {'model_version': cfg['model_version'], 'tolerance': {'p': 0.02, 'dista
           'photos': [{'file': test_rows[i]['file'], 'p': [round(float(v), 5) for v in reads[i]['p']],
                       'distance': round(reads[i]['distance'], 3),
                       'leaves': [[round(v, 4) for v in l] for l in reads[i]['leaves']],
-                      'crops': len(reads[i]['windows']), 'zoomed': V.reads_zoom(reads[i], cfg['temperature']),
+                      'crops': len(reads[i]['windows']), 'zoomed': V.reads_zoom(reads[i]),
                       'non_plant': round(float(reads[i]['p_plant'][rules.np]), 5),
                       'other_plant': round(float(reads[i]['p_plant'][rules.other]), 5)} for i in pick]}
 json.dump(parity, open(os.path.join(args.model_dir, 'parity.json'), 'w'), indent=1)

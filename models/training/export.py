@@ -178,7 +178,7 @@ belows = [float(b) for b in args.zoom_below.split(',')]
 
 
 def zoomed_share(z, b):
-    return float(np.mean([V.reads_zoom(o, 1.0, leaf_crops, z, b) for o in reads]))
+    return float(np.mean([V.reads_zoom(o, leaf_crops, z, b) for o in reads]))
 
 
 zoom_scan = {(z, b): tuple(crop_accuracy(probs(1.0, leaf_crops, z, b), m) for m in (field, lab, ibean))

@@ -167,18 +167,19 @@ def read_other_leaves(served, path, o, params, size):
     return others, served(C.to_input(np.stack([cut(work, w, size) for w in wins])))[0].numpy()
 
 
-def centre_top(o, T):
-    """The probability of the centre view's likeliest leaf class at temperature T, over the leaf classes."""
-    q = softmax_t(o['centre'][None], T)[0][o['leaf']]
+def centre_top(o):
+    """The probability of the centre view's likeliest leaf class, over the leaf classes, at the model's own
+    temperature (1): export.py chooses zoom_below before it fits the temperature, so the criterion is read as chosen."""
+    q = softmax_t(o['centre'][None], 1.0)[0][o['leaf']]
     return float(q.max() / q.sum())
 
 
-def reads_zoom(o, T, k=None, zoom=None, below=None):
+def reads_zoom(o, k=None, zoom=None, below=None):
     """Whether the closer view joins the views (mean_probability's rule, with its defaults)."""
     k = o['leaf_crops'] if k is None else k
     zoom = o['zoom'] if zoom is None else zoom
     below = o['zoom_below'] if below is None else below
-    return bool(zoom) and bool(o['leaves']) and len(o['crops'][:k]) < k and centre_top(o, T) < below
+    return bool(zoom) and bool(o['leaves']) and len(o['crops'][:k]) < k and centre_top(o) < below
 
 
 def mean_probability(o, T, k=None, zoom=None, below=None):
@@ -190,6 +191,6 @@ def mean_probability(o, T, k=None, zoom=None, below=None):
     zoom = o['zoom'] if zoom is None else zoom
     crops = o['crops'][:k]
     views = [o['centre'][None]] + ([crops] if len(crops) else [])
-    if reads_zoom(o, T, k, zoom, below):
+    if reads_zoom(o, k, zoom, below):
         views.append(o['zooms'][zoom][None])
     return softmax_t(np.concatenate(views), T).mean(0)

@@ -215,7 +215,10 @@ async function runViews<T>(
   const [centre] = readings(centreOutput.logits, 1, metadata.temperature) as [ViewReading];
   const leaves = decodeLeaves(centreOutput.leaf, centreOutput.grid, metadata.leaves);
   const { answer, others } = leavesToCrop(leaves, metadata.views);
-  const centreTop = Math.max(...leafProbabilities(centre.probabilities, metadata.classes).values());
+  // At the model's own temperature (1), as export.py chose zoom_below: it chooses it before it fits the temperature.
+  const centreTop = Math.max(
+    ...leafProbabilities(calibratedProbabilities(centre.logits, 1), metadata.classes).values(),
+  );
   const zoomed = zoomWindow(leaves, answer, centreTop, metadata.views);
   // The closer view goes in the leaves' batches: one more image in a run, not one more run.
   const windows = answer.map((leaf) => cropWindow(leaf, metadata.views));

@@ -30,7 +30,10 @@ export interface ViewSettings {
    * val: a field photo's leaves often fill the view, and the closer view reads their lesions larger.
    */
   zoom: number;
-  /** The closer view is read only when the centre view's likeliest leaf class has less probability than this. */
+  /**
+   * The closer view is read only when the centre view's likeliest leaf class has less probability than this, at
+   * temperature 1 (chosen on val before the temperature is fitted).
+   */
   zoom_below: number;
 }
 
