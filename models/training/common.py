@@ -233,7 +233,7 @@ def served_for(net, ck, proj=None, means=None):
 
 def net_from_state(state, classes, run_args):
     """A LeafNet in eval mode from weights that may lack the leaf finder (the model before the field model had
-    none: from_onnx.py leaves it out)."""
+    none: from_onnx.py leaves it out), float32 whatever their type (a snapshot's are float16)."""
     net = net_for(classes, run_args)
     missing, unexpected = net.load_state_dict(state, strict=False)
     assert not unexpected and all(k.startswith('leaf.') for k in missing), (missing, unexpected)

@@ -72,8 +72,7 @@ def main():
 
     last_reads = {}
     for f, run_args, s in candidates:
-        net = C.net_for(classes, run_args)
-        net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in s['ema'].items()})
+        net = C.net_from_state(s['ema'], classes, run_args)
         lg = C.served_logits(net, Xva)
         if any(s is last for last in lasts):
             last_reads[f] = (lg, net)

@@ -443,9 +443,8 @@ def load_teacher(path):
     """The last snapshot of a snapshots.pt file, frozen."""
     pack = torch.load(path, map_location='cpu', weights_only=False)
     assert pack['classes'] == classes, f'{path}: another class list'
-    t = C.net_for(classes, pack['args'])
-    t.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in pack['snaps'][-1]['ema'].items()})
-    t.to(dev, memory_format=torch.channels_last if cuda else torch.contiguous_format).eval()
+    t = C.net_from_state(pack['snaps'][-1]['ema'], classes, pack['args'])
+    t.to(dev, memory_format=torch.channels_last if cuda else torch.contiguous_format)
     for q in t.parameters():
         q.requires_grad_(False)
     log(f'teacher {path}: snapshot at {pack["snaps"][-1]["minutes"]:.1f} min')

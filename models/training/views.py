@@ -121,8 +121,8 @@ def softmax_t(logits, T):
 def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
     """Runs the serving rule on photos whose centre views (uint8 [N,S,S,3]) are given. params: leaf_threshold,
     leaf_crops, margin, max_area, min_side, zooms (the closer views' sides to read, [] for none; the first is the
-    one `p` takes), zoom_below (`p` takes it only when the centre view's likeliest leaf class, at temperature T,
-    has less probability), leaf (the leaf classes' indices). Returns one dict per photo: centre logits, crop
+    one `p` takes), zoom_below (`p` takes it only when the centre view's likeliest leaf class, at temperature 1,
+    has less probability: centre_top), leaf (the leaf classes' indices). Returns one dict per photo: centre logits, crop
     logits [k,K], zooms {side: logits} (read when a leaf was found but fewer than leaf_crops were cropped), p (mean
     over the views at temperature T), p_plant (p without the closer view, which judges whether the photo shows a
     plant and one we cover), distance, leaves, the leaves cropped and their windows. Leaf crops and closer views

@@ -21,9 +21,9 @@ export function leavesToCrop(leaves: Leaf[], views: ViewSettings): { answer: Lea
 /**
  * The closer view of the centre view's middle (CONTRACT step 4), read when a leaf was found but the leaf crops
  * leave a slot free (most often, leaves that fill the view) and the centre view is unsure of the leaf's class
- * (`centreTop`, its likeliest leaf class's probability at temperature 1, under `views.zoom_below`): null when no leaf was found
- * (nothing to look closer at), when the crops fill every slot, when the centre view is sure already, or when the
- * model has no closer view (`views.zoom` 0).
+ * (`centreTop`, its likeliest leaf class's probability at temperature 1, under `views.zoom_below`): null when no
+ * leaf was found (nothing to look closer at), when the crops fill every slot, when the centre view is sure
+ * already, or when the model has no closer view (`views.zoom` 0).
  */
 export function zoomWindow(
   leaves: Leaf[],
