@@ -17,7 +17,8 @@ export interface Limit {
   doc: string;
 }
 
-const CORES = availableParallelism();
+/** The cores this process may use: the capacity defaults here and the thread counts (src/threads.ts) follow it. */
+export const CORES = availableParallelism();
 
 export const LIMITS = {
   requestTimeoutMs: {

@@ -1,5 +1,5 @@
-import { availableParallelism } from "node:os";
 import sharp from "sharp";
+import { CORES } from "./limits.js";
 
 /**
  * How a process spreads its work over the cores. Inference threads take half of them by default; the other
@@ -7,8 +7,6 @@ import sharp from "sharp";
  * libvips thread: photos in flight (UPLOADS_IN_FLIGHT, twice the cores) give the parallelism, and one image
  * spread over several threads would only contend with the next one.
  */
-export const CORES = availableParallelism();
-
 export const DEFAULT_INFERENCE_THREADS = Math.max(1, Math.floor(CORES / 2));
 
 /** libuv's pool runs the decodes; it must hold as many as there are photos in flight (its default is 4). */
