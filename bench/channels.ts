@@ -16,12 +16,11 @@ import { createRenderer } from "../channels/core/render/index.js";
 import { createTexts } from "../channels/core/render/texts.js";
 import { createChannelWorker } from "../channels/core/worker.js";
 import { PROVIDERS } from "../channels/providers.js";
-import { ROOT_DIR } from "../src/config.js";
+import { loadConfig, ROOT_DIR } from "../src/config.js";
 import { createDiagnoser } from "../src/diagnosis/diagnose.js";
 import { createKnowledge } from "../src/diagnosis/kb.js";
 import { LANGUAGES } from "../src/diagnosis/types.js";
 import { createRecords } from "../src/results/records.js";
-import { DEFAULT_INFERENCE_THREADS } from "../src/threads.js";
 import { leafPhoto } from "../test/channels/support/core.js";
 import { TEST_CONFIG } from "../test/channels/support/harness.js";
 import { startProviderStandIn } from "../test/channels/support/providers.js";
@@ -31,8 +30,8 @@ const TIMEOUT_S = Math.min(Number(process.env.BENCH_TIMEOUT_S ?? 300), 1800);
 // Webhooks in flight at once: providers deliver concurrently.
 const IN_FLIGHT = Math.max(1, Math.min(Number(process.env.BENCH_IN_FLIGHT ?? 8), 64));
 const WARM_UP = 20;
-// The worker's own default (src/config.ts) unless INFERENCE_THREADS says otherwise.
-const THREADS = Number(process.env.INFERENCE_THREADS ?? DEFAULT_INFERENCE_THREADS);
+// Read as the worker reads it: INFERENCE_THREADS, within its bounds, or the worker's own default.
+const THREADS = loadConfig(process.env).inferenceThreads;
 
 const tag = `bench-channels-${process.pid}-${Date.now()}`;
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
