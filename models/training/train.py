@@ -392,13 +392,15 @@ def make_peer(sd):
         assert not unexpected and all(k.startswith(heads) for k in missing), (missing, unexpected)
     ema = C.net_for(classes, vars(args), dropout=0.2)
     ema.load_state_dict(net.state_dict())
-    net.to(dev, memory_format=torch.channels_last if cuda else torch.contiguous_format); ema.to(dev)
+    net.to(dev, memory_format=layout); ema.to(dev)
     for q in ema.parameters():
         q.requires_grad_(False)
     return net, ema
 
 
 cuda = dev.type == 'cuda'
+# the batches go channels-last on a GPU (below), so the networks that read them in training do too
+layout = torch.channels_last if cuda else torch.contiguous_format
 sd0 = start_weights()
 peers = [make_peer(sd0) for _ in range(args.peers)]
 peer_dirs = [run_dir] if args.peers == 1 else [os.path.join(run_dir, f'peer{k}') for k in range(args.peers)]
@@ -426,7 +428,7 @@ def ema_update(step):
 
 
 def kl_from(target, lg):
-    """KL(target || softmax(lg)), per photo."""
+    """KL(target || softmax(lg)), the mean over the photos of the batch."""
     return F.kl_div(torch.log_softmax(lg, 1), target, reduction='batchmean')
 
 
@@ -444,7 +446,7 @@ def load_teacher(path):
     pack = torch.load(path, map_location='cpu', weights_only=False)
     assert pack['classes'] == classes, f'{path}: another class list'
     t = C.net_from_state(pack['snaps'][-1]['ema'], classes, pack['args'])
-    t.to(dev, memory_format=torch.channels_last if cuda else torch.contiguous_format)
+    t.to(dev, memory_format=layout)
     for q in t.parameters():
         q.requires_grad_(False)
     log(f'teacher {path}: snapshot at {pack["snaps"][-1]["minutes"]:.1f} min')
