@@ -4,7 +4,7 @@ import { leafDetections } from "./detections.js";
 import { BusyError, type Diagnoser } from "./diagnoser.js";
 import { createKnowledge, type Knowledge } from "./kb.js";
 import { leafProbabilities, type ModelMetadata } from "./model/metadata.js";
-import { assembleResult, type ModelVerdict } from "./result.js";
+import { assembleResult, detectionsOf, type ModelVerdict } from "./result.js";
 import type { DiagnosisContext } from "./types.js";
 
 export interface DiagnoserOptions {
@@ -34,27 +34,24 @@ export function diagnoserOf(deps: { analyser: Analyser; kb: Knowledge; logger?: 
   return {
     async diagnose(image, context, requestId) {
       const analysis = await analyser.analyse(image);
-      const assess = (otherLeaves: LeafView[]) =>
-        assembleResult(
-          {
-            requestId,
-            context,
-            isPlant: analysis.isPlant,
-            qualityIssue: analysis.qualityIssue,
-            model: analyser.metadata ? verdict(analysis, analyser.metadata, context, otherLeaves) : null,
-          },
-          kb,
-        );
-      const result = assess([]);
+      const { metadata } = analyser;
+      const reading = analysis.model;
+      const model = metadata && reading ? verdict(reading, metadata, context, []) : null;
+      const result = assembleResult(
+        { requestId, context, isPlant: analysis.isPlant, qualityIssue: analysis.qualityIssue, model },
+        kb,
+      );
       // Only a diagnosed result asked for boxes draws them: then the other leaves are read, and only the boxes change.
-      if (!context.includeBbox || result.outcome !== "diagnosed" || !analysis.model) return result;
-      const otherLeaves = await analysis.model.readOtherLeaves().catch((error: unknown) => {
+      if (!context.includeBbox || result.outcome !== "diagnosed" || !metadata || !reading) return result;
+      const otherLeaves = await reading.readOtherLeaves().catch((error: unknown) => {
         if (!(error instanceof BusyError)) throw error;
         // The answer is made: a queue too full for the extra leaves costs their boxes, not the answer.
         logger?.warn({ requestId }, "inference queue full: boxes from the answer's leaves only");
         return null;
       });
-      return otherLeaves ? assess(otherLeaves) : result;
+      if (!otherLeaves) return result;
+      const { boxes } = verdict(reading, metadata, context, otherLeaves);
+      return { ...result, detections: detectionsOf(result.diagnoses, boxes) };
     },
     modelReady: () => analyser.metadata !== null,
     close: () => analyser.close(),
@@ -68,13 +65,11 @@ export function diagnoserOf(deps: { analyser: Analyser; kb: Knowledge; logger?: 
  * named class.
  */
 function verdict(
-  analysis: Analysis,
+  model: NonNullable<Analysis["model"]>,
   metadata: ModelMetadata,
   context: DiagnosisContext,
   otherLeaves: LeafView[],
-): ModelVerdict | null {
-  const model = analysis.model;
-  if (!model) return null;
+): ModelVerdict {
   const statedCrop = context.cropType ? parseCrop(context.cropType) : null;
   // A farmer who names one of our crops knows the plant better than the model does.
   const otherCrop = !statedCrop && model.otherPlantProbability >= metadata.other_plant_threshold;

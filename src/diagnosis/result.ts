@@ -34,8 +34,8 @@ export interface ModelVerdict {
   otherCrop: boolean;
   /** From classes.json: below it the answer names no disease. */
   unsureThreshold: number;
-  /** Boxes around the regions behind one class's score (computed only when asked for). */
-  boxes(classId: string, probability: number): Detection[];
+  /** Boxes around the leaves that read as one class (computed only when asked for). */
+  boxes(classId: string): Detection[];
 }
 
 export interface Assessment {
@@ -143,17 +143,17 @@ export function assembleResult(a: Assessment, kb: Knowledge): DiagnosisResult {
         language,
         detailLevel,
       );
-      if (includeBbox) {
-        const model = a.model;
-        result.detections = named
-          .flatMap(([id, p]) => model.boxes(id, p))
-          .sort((x, y) => y.confidence - x.confidence);
-      }
+      if (includeBbox) result.detections = detectionsOf(result.diagnoses, a.model.boxes);
     }
   }
   result.additional_notes =
     notes.length > 0 ? notes.map((n) => kb.note(n, language, detailLevel)).join(" ") : null;
   return result;
+}
+
+/** The boxes of the named diseases, surest first (CONTRACT step 7). */
+export function detectionsOf(diagnoses: Diagnosis[], boxes: ModelVerdict["boxes"]): Detection[] {
+  return diagnoses.flatMap((d) => boxes(d.id)).sort((x, y) => y.confidence - x.confidence);
 }
 
 /** The crop the farmer named, when it is not one the model covers (a typing slip reads the same). */

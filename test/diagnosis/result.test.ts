@@ -17,7 +17,7 @@ function verdict(probabilities: Record<string, number>, otherCrop = false): Mode
     probabilities: new Map(Object.entries(probabilities)),
     otherCrop,
     unsureThreshold: 0.6,
-    boxes: (id, p) => [{ name: id.split("__")[1]!, bbox: [0.1, 0.2, 0.3, 0.4], confidence: p }],
+    boxes: (id) => [{ name: id.split("__")[1]!, bbox: [0.1, 0.2, 0.3, 0.4], confidence: probabilities[id]! }],
   };
 }
 
