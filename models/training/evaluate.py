@@ -54,15 +54,16 @@ def named_diseases(ranked, probs):
 
 
 def boxes_for(leaves, logits, crop, named):
-    """CONTRACT step 7: leaves whose crop view's top leaf class (within the crop given) is a named disease."""
+    """CONTRACT step 7: leaves whose own reading's top leaf class (within the crop given) is a named disease,
+    surest first (ties in reading order), as src/diagnosis/detections.ts orders them."""
     out = []
+    leaf = [i for i, c in enumerate(classes) if c.split('__')[0] == crop]
     for box, z in zip(leaves, logits):
-        q = V.softmax_t(z, cfg['temperature'])
-        leaf = [i for i, c in enumerate(classes) if c.split('__')[0] == crop]
-        top = leaf[int(np.argmax(q[leaf]))]
+        q = V.softmax_t(z, cfg['temperature'])[leaf]
+        top = leaf[int(np.argmax(q))]
         if top in named:
-            out.append(box)
-    return out
+            out.append((-float(q.max() / q.sum()), len(out), box))
+    return [box for _, _, box in sorted(out)]
 
 
 per = {}
@@ -91,9 +92,13 @@ for r, o in zip(test_rows, reads):
         named = named_diseases(rk, pr)
         if named:
             photos_named += 1
-            # the answer's crops, and the other leaves the service reads for their boxes alone
+            # the answer's crops, the leaves filling the view (read by the centre view) and the other leaves the
+            # service reads for their boxes alone
+            whole = V.whole_leaves(o['leaves'], params['max_area'])
             others, other_logits = V.read_other_leaves(served, os.path.join(C.ROOT, r['file']), o, params, size)
-            pred = boxes_for(o['cropped'] + others, np.concatenate([o['crops'], other_logits]), crop, named)
+            pred = boxes_for(o['cropped'] + whole + others,
+                             np.concatenate([o['crops'], np.repeat(o['centre'][None], len(whole), 0), other_logits]),
+                             crop, named)
             gt = C.leaf_boxes(r)
             box_pred += len(pred); box_gt += len(gt); box_photos += bool(pred)
             used = set()

@@ -97,6 +97,11 @@ def leaves_to_crop(leaves, k, max_area):
     return [l for l in leaves if l[2] * l[3] <= max_area][:k]
 
 
+def whole_leaves(leaves, max_area):
+    """The leaves too large to crop (over max_area of the view): the centre view reads them, for their boxes."""
+    return [l for l in leaves if l[2] * l[3] > max_area]
+
+
 def working_image(path, size=C.WORKING):
     return C.center_crop(C.resize_short(C.load_rgb(path), size), size)
 

@@ -57,6 +57,11 @@ export interface Analysis {
     /** The leaves looked at closer for the answer, strongest first. */
     crops: LeafView[];
     /**
+     * The leaves filling the centre view (over `views.max_area`), strongest first: too large to crop, they are read
+     * by the centre view itself (its reading, the whole view as window), for their boxes.
+     */
+    wholeLeaves: LeafView[];
+    /**
      * The closer view of the middle, read for the answer when a leaf was found, fewer than `views.leaf_crops` were
      * cropped and the centre view was unsure (`zoomWindow`).
      */
@@ -214,7 +219,7 @@ async function runViews<T>(
 
   const [centre] = readings(centreOutput.logits, 1, metadata.temperature) as [ViewReading];
   const leaves = decodeLeaves(centreOutput.leaf, centreOutput.grid, metadata.leaves);
-  const { answer, others } = leavesToCrop(leaves, metadata.views);
+  const { answer, others, whole } = leavesToCrop(leaves, metadata.views);
   // At the model's own temperature (1), as export.py chose zoom_below: it chooses it before it fits the temperature.
   const centreTop = Math.max(
     ...leafProbabilities(calibratedProbabilities(centre.logits, 1), metadata.classes).values(),
@@ -237,6 +242,7 @@ async function runViews<T>(
     centre: { ...centre, view },
     leaves,
     crops,
+    wholeLeaves: whole.map((leaf) => ({ leaf, window: { x: 0, y: 0, side: 1 }, ...centre })),
     zoom,
     // In batches of their own: the answer's batches, and so its numbers, are the same whether or not they are read.
     readOtherLeaves: () => readLeaves(others, working, pool, metadata, clock),

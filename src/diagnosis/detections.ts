@@ -40,9 +40,9 @@ function topLeafClass(
 }
 
 /**
- * The boxes of one named disease (CONTRACT step 7): of the leaves read on their own (for the answer, or for their
- * boxes alone), those whose crop reads that class best, each with its crop's probability for it, strongest first.
- * A leaf with no crop of its own (one filling the view) has no reading of its own and gets no box.
+ * The boxes of one named disease (CONTRACT step 7): of the leaves read on their own (their crops, for the answer or
+ * for their boxes alone; a leaf filling the view, by the centre view), those whose reading names that class best,
+ * each with that reading's probability for it, strongest first.
  */
 export function leafDetections(
   crops: LeafView[],

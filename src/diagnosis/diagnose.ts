@@ -61,8 +61,8 @@ export function diagnoserOf(deps: { analyser: Analyser; kb: Knowledge; logger?: 
 /**
  * The model's answer, given that the photo is judged a plant (CONTRACT step 6): the views' mean probabilities
  * over the leaf classes, renormalised; a crop we do not cover when no covered crop is stated and other_plant
- * reaches its threshold; the boxes are the leaves (the answer's crops and `otherLeaves`) whose own crop reads the
- * named class.
+ * reaches its threshold; the boxes are the leaves (the answer's crops, those filling the view and `otherLeaves`) whose
+ * own reading names the class.
  */
 function verdict(
   model: NonNullable<Analysis["model"]>,
@@ -79,7 +79,7 @@ function verdict(
     unsureThreshold: metadata.unsure_threshold,
     boxes: (classId) =>
       leafDetections(
-        [...model.crops, ...otherLeaves],
+        [...model.crops, ...model.wholeLeaves, ...otherLeaves],
         model.centre.view,
         metadata.classes,
         classId,

@@ -3,17 +3,21 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT_DIR } from "../../src/config.js";
 import { type Analyser, createAnalyser, type LeafView } from "../../src/diagnosis/analyse.js";
+import { cropOfClass } from "../../src/diagnosis/crops.js";
+import { leafDetections, toPhoto } from "../../src/diagnosis/detections.js";
 import { diagnoserOf } from "../../src/diagnosis/diagnose.js";
 import { BusyError } from "../../src/diagnosis/diagnoser.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { DATASETS_DIR, HAVE_DATASETS, MODEL_PATH } from "./helpers.js";
 
-/** Photos with leaves, as the PyTorch twin found them (models/parity.json): several field photos among them. */
-const photos = (
+/** The photos of models/parity.json with the leaves the PyTorch twin found ([x, y, w, h, heat]). */
+const parityPhotos = (
   JSON.parse(readFileSync(path.join(ROOT_DIR, "models", "parity.json"), "utf8")) as {
-    photos: { file: string; leaves: unknown[] }[];
+    photos: { file: string; leaves: number[][] }[];
   }
-).photos.filter((photo) => photo.leaves.length > 1);
+).photos;
+/** Photos with several leaves: several field photos among them. */
+const photos = parityPhotos.filter((photo) => photo.leaves.length > 1);
 
 const leavesOf = (crops: LeafView[]) => crops.map((crop) => crop.leaf);
 
@@ -36,6 +40,34 @@ describe.skipIf(!HAVE_DATASETS)("leaves read for their boxes alone (include_bbox
       others += read.length;
     }
     expect(others, "no parity photo has a leaf beyond the answer's crops").toBeGreaterThan(0);
+  });
+
+  it("boxes a leaf that fills the view when the centre view, which reads it, names the disease", async () => {
+    const { views, classes } = analyser.metadata!;
+    const diagnoser = diagnoserOf({ analyser, kb: await createKnowledge() });
+    let boxed = 0;
+    for (const { file } of parityPhotos) {
+      const bytes = readFileSync(path.join(DATASETS_DIR, file));
+      const model = (await analyser.analyse(bytes)).model!;
+      expect(leavesOf(model.wholeLeaves), file).toEqual(
+        model.leaves.filter((leaf) => leaf.w * leaf.h > views.max_area),
+      );
+      const [whole] = model.wholeLeaves;
+      if (!whole) continue;
+      expect(whole.probabilities, file).toEqual(model.centre.probabilities);
+      const cropType = cropOfClass(path.basename(path.dirname(file))) ?? undefined;
+      const context = { language: "en", detailLevel: "standard", includeBbox: true, cropType } as const;
+      const result = await diagnoser.diagnose(bytes, context, "r");
+      if (result.outcome !== "diagnosed") continue;
+      const centreNames = leafDetections([whole], model.centre.view, classes, result.diagnoses[0]!.id, null);
+      const box = toPhoto(whole.leaf, model.centre.view);
+      expect(
+        result.detections!.some((d) => d.bbox.every((v, i) => v === box[i])),
+        file,
+      ).toBe(centreNames.length > 0);
+      boxed += centreNames.length;
+    }
+    expect(boxed, "no parity photo's leaf filling the view was boxed").toBeGreaterThan(0);
   });
 
   it("keeps the answer and its own leaves' boxes when the queue is too full for the other leaves", async () => {

@@ -189,8 +189,6 @@ describe("diagnosis with the committed model", () => {
         for (const v of bbox) expect(v).toBeGreaterThanOrEqual(0);
         expect(bbox[2] * bbox[3]).toBeGreaterThan(0);
       }
-      // Leaves are boxed only when they leave room around them (at most half the view): on field photos about one
-      // correctly named disease photo in twenty has such a leaf, so the search may read a hundred photos.
     }, 180_000);
 
     it("changes nothing but the boxes when they are asked for", async () => {

@@ -10,12 +10,20 @@ export interface Window {
 }
 
 /**
- * The leaves worth a closer look, strongest first, not already filling the centre view (CONTRACT step 4): the
- * first `leaf_crops` join the answer; the others may be read for their boxes alone, never for the answer.
+ * Where each leaf found is read (CONTRACT steps 4 and 6), strongest first. A leaf filling more than `max_area` of the
+ * centre view is read by the centre view itself (`whole`). The others are cropped: the first `leaf_crops` for the
+ * answer, the rest for their boxes alone, never for the answer.
  */
-export function leavesToCrop(leaves: Leaf[], views: ViewSettings): { answer: Leaf[]; others: Leaf[] } {
+export function leavesToCrop(
+  leaves: Leaf[],
+  views: ViewSettings,
+): { answer: Leaf[]; others: Leaf[]; whole: Leaf[] } {
   const croppable = leaves.filter((leaf) => leaf.w * leaf.h <= views.max_area);
-  return { answer: croppable.slice(0, views.leaf_crops), others: croppable.slice(views.leaf_crops) };
+  return {
+    answer: croppable.slice(0, views.leaf_crops),
+    others: croppable.slice(views.leaf_crops),
+    whole: leaves.filter((leaf) => leaf.w * leaf.h > views.max_area),
+  };
 }
 
 /**
