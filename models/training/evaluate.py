@@ -54,16 +54,18 @@ def named_diseases(ranked, probs):
 
 
 def boxes_for(leaves, logits, crop, named):
-    """CONTRACT step 7: leaves whose own reading's top leaf class (within the crop given) is a named disease,
-    surest first (ties in reading order), as src/diagnosis/detections.ts orders them."""
+    """CONTRACT step 7: leaves whose own reading's top leaf class (within the crop given) is a named disease, in
+    the service's order (src/diagnosis/result.ts detectionsOf): by confidence rounded to 3 decimals, then the
+    named order, then the unrounded confidence, then reading order."""
     out = []
     leaf = [i for i, c in enumerate(classes) if c.split('__')[0] == crop]
-    for box, z in zip(leaves, logits):
+    for i, (box, z) in enumerate(zip(leaves, logits)):
         q = V.softmax_t(z, cfg['temperature'])[leaf]
         top = leaf[int(np.argmax(q))]
         if top in named:
-            out.append((-float(q.max() / q.sum()), len(out), box))
-    return [box for _, _, box in sorted(out)]
+            p = float(q.max() / q.sum())
+            out.append((-V.js_round(p * 1000) / 1000, named.index(top), -p, i, box))
+    return [o[-1] for o in sorted(out, key=lambda o: o[:4])]
 
 
 per = {}

@@ -15,7 +15,7 @@ import {
 } from "./model/metadata.js";
 import { createPool, type InferencePool } from "./model/pool.js";
 import { type CentreView, centreView, type RgbImage, resizeTo, toBatch } from "./model/preprocess.js";
-import { cropWindow, leafCrop, leavesToCrop, type Window, workingImage, zoomWindow } from "./model/views.js";
+import { cropWindow, leafCrop, splitLeaves, type Window, workingImage, zoomWindow } from "./model/views.js";
 import type { QualityIssue } from "./types.js";
 
 /** The quality thresholds were measured on photos shrunk to 128 px on their shorter side, whatever the model's input. */
@@ -219,7 +219,7 @@ async function runViews<T>(
 
   const [centre] = readings(centreOutput.logits, 1, metadata.temperature) as [ViewReading];
   const leaves = decodeLeaves(centreOutput.leaf, centreOutput.grid, metadata.leaves);
-  const { answer, others, whole } = leavesToCrop(leaves, metadata.views);
+  const { answer, others, whole } = splitLeaves(leaves, metadata.views);
   // At the model's own temperature (1), as export.py chose zoom_below: it chooses it before it fits the temperature.
   const centreTop = Math.max(
     ...leafProbabilities(calibratedProbabilities(centre.logits, 1), metadata.classes).values(),

@@ -28,6 +28,8 @@ export async function createDiagnoser(options: DiagnoserOptions): Promise<Diagno
   return diagnoserOf({ analyser, kb, logger: options.logger });
 }
 
+type Reading = NonNullable<Analysis["model"]>;
+
 /** The diagnoser over an analyser and the disease texts, both already loaded. */
 export function diagnoserOf(deps: { analyser: Analyser; kb: Knowledge; logger?: Logger }): Diagnoser {
   const { analyser, kb, logger } = deps;
@@ -36,7 +38,7 @@ export function diagnoserOf(deps: { analyser: Analyser; kb: Knowledge; logger?: 
       const analysis = await analyser.analyse(image);
       const { metadata } = analyser;
       const reading = analysis.model;
-      const model = metadata && reading ? verdict(reading, metadata, context, []) : null;
+      const model = metadata && reading ? verdict(reading, metadata, context) : null;
       const result = assembleResult(
         { requestId, context, isPlant: analysis.isPlant, qualityIssue: analysis.qualityIssue, model },
         kb,
@@ -50,8 +52,10 @@ export function diagnoserOf(deps: { analyser: Analyser; kb: Knowledge; logger?: 
         return null;
       });
       if (!otherLeaves) return result;
-      const { boxes } = verdict(reading, metadata, context, otherLeaves);
-      return { ...result, detections: detectionsOf(result.diagnoses, boxes) };
+      return {
+        ...result,
+        detections: detectionsOf(result.diagnoses, boxesOf(reading, metadata, context, otherLeaves)),
+      };
     },
     modelReady: () => analyser.metadata !== null,
     close: () => analyser.close(),
@@ -61,15 +65,9 @@ export function diagnoserOf(deps: { analyser: Analyser; kb: Knowledge; logger?: 
 /**
  * The model's answer, given that the photo is judged a plant (CONTRACT step 6): the views' mean probabilities
  * over the leaf classes, renormalised; a crop we do not cover when no covered crop is stated and other_plant
- * reaches its threshold; the boxes are the leaves (the answer's crops, those filling the view and `otherLeaves`) whose
- * own reading names the class.
+ * reaches its threshold; the boxes of the leaves its answer read.
  */
-function verdict(
-  model: NonNullable<Analysis["model"]>,
-  metadata: ModelMetadata,
-  context: DiagnosisContext,
-  otherLeaves: LeafView[],
-): ModelVerdict {
+function verdict(model: Reading, metadata: ModelMetadata, context: DiagnosisContext): ModelVerdict {
   const statedCrop = context.cropType ? parseCrop(context.cropType) : null;
   // A farmer who names one of our crops knows the plant better than the model does.
   const otherCrop = !statedCrop && model.otherPlantProbability >= metadata.other_plant_threshold;
@@ -77,13 +75,21 @@ function verdict(
     probabilities: leafProbabilities(model.probabilities, metadata.classes),
     otherCrop,
     unsureThreshold: metadata.unsure_threshold,
-    boxes: (classId) =>
-      leafDetections(
-        [...model.crops, ...model.wholeLeaves, ...otherLeaves],
-        model.centre.view,
-        metadata.classes,
-        classId,
-        statedCrop,
-      ),
+    boxes: boxesOf(model, metadata, context, []),
   };
+}
+
+/**
+ * The boxes of one class (CONTRACT step 7): the leaves read on their own (the answer's crops, those filling the
+ * view and `otherLeaves`) whose own reading names the class, within the stated crop.
+ */
+function boxesOf(
+  model: Reading,
+  metadata: ModelMetadata,
+  context: DiagnosisContext,
+  otherLeaves: LeafView[],
+): ModelVerdict["boxes"] {
+  const statedCrop = context.cropType ? parseCrop(context.cropType) : null;
+  const leaves = [...model.crops, ...model.wholeLeaves, ...otherLeaves];
+  return (classId) => leafDetections(leaves, model.centre.view, metadata.classes, classId, statedCrop);
 }

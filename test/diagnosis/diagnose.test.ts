@@ -189,6 +189,7 @@ describe("diagnosis with the committed model", () => {
         for (const v of bbox) expect(v).toBeGreaterThanOrEqual(0);
         expect(bbox[2] * bbox[3]).toBeGreaterThan(0);
       }
+      // It reads photos until one is named right: a few seconds alone, longer beside the suite and a training.
     }, 180_000);
 
     it("changes nothing but the boxes when they are asked for", async () => {

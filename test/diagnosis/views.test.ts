@@ -5,7 +5,7 @@ import { centreView, cut, type RgbImage, resizeTo, toBatch } from "../../src/dia
 import {
   cropWindow,
   leafCrop,
-  leavesToCrop,
+  splitLeaves,
   windowPixels,
   workingImage,
   zoomWindow,
@@ -45,17 +45,17 @@ describe("leaf crop windows", () => {
   ];
 
   it("crops the strongest leaves that do not already fill the view: at most leaf_crops for the answer", () => {
-    expect(leavesToCrop(leaves, VIEWS)).toEqual({
+    expect(splitLeaves(leaves, VIEWS)).toEqual({
       answer: [leaves[1], leaves[2]],
       others: [leaves[3]],
       whole: [leaves[0]],
     });
-    expect(leavesToCrop(leaves, { ...VIEWS, max_area: 0.81 })).toEqual({
+    expect(splitLeaves(leaves, { ...VIEWS, max_area: 0.81 })).toEqual({
       answer: [leaves[0], leaves[1]],
       others: [leaves[2], leaves[3]],
       whole: [],
     });
-    expect(leavesToCrop(leaves, { ...VIEWS, leaf_crops: 0 })).toEqual({
+    expect(splitLeaves(leaves, { ...VIEWS, leaf_crops: 0 })).toEqual({
       answer: [],
       others: [leaves[1], leaves[2], leaves[3]],
       whole: [leaves[0]],

@@ -10,11 +10,11 @@ export interface Window {
 }
 
 /**
- * Where each leaf found is read (CONTRACT steps 4 and 6), strongest first. A leaf filling more than `max_area` of the
+ * Where each leaf found is read (CONTRACT steps 4 and 7), strongest first. A leaf filling more than `max_area` of the
  * centre view is read by the centre view itself (`whole`). The others are cropped: the first `leaf_crops` for the
  * answer, the rest for their boxes alone, never for the answer.
  */
-export function leavesToCrop(
+export function splitLeaves(
   leaves: Leaf[],
   views: ViewSettings,
 ): { answer: Leaf[]; others: Leaf[]; whole: Leaf[] } {
