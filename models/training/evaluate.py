@@ -96,7 +96,7 @@ for r, o in zip(test_rows, reads):
             photos_named += 1
             # the answer's crops, the leaves filling the view (read by the centre view) and the other leaves the
             # service reads for their boxes alone
-            whole = V.whole_leaves(o['leaves'], params['max_area'])
+            whole = V.split_leaves(o['leaves'], params['leaf_crops'], params['max_area'])[2]
             others, other_logits = V.read_other_leaves(served, os.path.join(C.ROOT, r['file']), o, params, size)
             pred = boxes_for(o['cropped'] + whole + others,
                              np.concatenate([o['crops'], np.repeat(o['centre'][None], len(whole), 0), other_logits]),

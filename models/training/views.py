@@ -92,14 +92,12 @@ def zoom_window(zoom):
     return (1 - zoom) / 2, (1 - zoom) / 2, zoom
 
 
-def leaves_to_crop(leaves, k, max_area):
-    """The strongest k leaves not larger than max_area: the ones the service looks at closer."""
-    return [l for l in leaves if l[2] * l[3] <= max_area][:k]
-
-
-def whole_leaves(leaves, max_area):
-    """The leaves too large to crop (over max_area of the view): the centre view reads them, for their boxes."""
-    return [l for l in leaves if l[2] * l[3] > max_area]
+def split_leaves(leaves, k, max_area):
+    """Where each leaf is read, as src/diagnosis/model/views.ts splitLeaves: (answer, others, whole). A leaf over
+    max_area of the view is read by the centre view (whole); of the others, the strongest k are cropped for the
+    answer and the rest for their boxes alone."""
+    croppable = [l for l in leaves if l[2] * l[3] <= max_area]
+    return croppable[:k], croppable[k:], [l for l in leaves if l[2] * l[3] > max_area]
 
 
 def working_image(path, size=C.WORKING):
@@ -139,7 +137,7 @@ def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
         lg, leaf, dist = served(C.to_input(centre_u8[i:i + batch]))
         for j in range(lg.shape[0]):
             leaves = decode_leaves(leaf[j].numpy(), params['leaf_threshold'])
-            cropped = leaves_to_crop(leaves, params['leaf_crops'], params['max_area'])
+            cropped = split_leaves(leaves, params['leaf_crops'], params['max_area'])[0]
             wins = [crop_window(l, params['margin'], params['min_side']) for l in cropped]
             # a leaf found, but fewer cropped than slots: most often leaves that fill the view
             closer = [zoom_window(z) for z in zooms] if leaves and len(cropped) < params['leaf_crops'] else []
@@ -164,7 +162,7 @@ def read_photos(served, paths, centre_u8, params, T=1.0, batch=64):
 def read_other_leaves(served, path, o, params, size):
     """The leaves of a read_photos result past the answer's crops (none over max_area), each read on its own for
     its box, as the service reads them for a diagnosed photo asked for boxes. -> (leaves, logits [m, K])."""
-    others = [l for l in o['leaves'] if l[2] * l[3] <= params['max_area']][len(o['cropped']):]
+    others = split_leaves(o['leaves'], o['leaf_crops'], params['max_area'])[1]
     if not others:
         return [], np.zeros((0, len(o['centre'])), np.float32)
     work = working_image(path)
