@@ -1,0 +1,123 @@
+/**
+ * How sure a photo's answer is, read from the views its answer averages (the centre view, the leaf crops, the
+ * closer view), each view's probabilities renormalised over the stated crop's classes: the service's score and
+ * three that weigh how far the views agree. For the val study models/eval/val-views.ts, which asks whether any of
+ * them ranks the field photos better than the service's; the service thresholds the first.
+ */
+
+/** A score, and the class (index into the crop's classes) the answer it goes with would name. */
+export interface Reading {
+  score: number;
+  top: number;
+}
+
+const argmax = (values: number[]) => values.reduce((best, v, i) => (v > values[best]! ? i : best), 0);
+
+function meanOf(views: number[][]): number[] {
+  return views[0]!.map((_, k) => views.reduce((sum, view) => sum + view[k]!, 0) / views.length);
+}
+
+export const VIEW_SCORES: [string, (views: number[][]) => Reading][] = [
+  [
+    "the views' mean, its top probability (the service's)",
+    (views) => {
+      const mean = meanOf(views);
+      const top = argmax(mean);
+      return { score: mean[top]!, top };
+    },
+  ],
+  [
+    // Below every photo whose views agree: one view reading another disease puts the photo behind them all.
+    "the same, views that disagree on the top class ranked last",
+    (views) => {
+      const mean = meanOf(views);
+      const top = argmax(mean);
+      const agree = views.every((view) => argmax(view) === top);
+      return { score: agree ? mean[top]! : mean[top]! - 1, top };
+    },
+  ],
+  [
+    "the weakest view's probability of the mean's top class",
+    (views) => {
+      const top = argmax(meanOf(views));
+      return { score: Math.min(...views.map((view) => view[top]!)), top };
+    },
+  ],
+  [
+    "the views' geometric mean (renormalised), its top probability",
+    (views) => {
+      const pooled = views[0]!.map((_, k) =>
+        Math.exp(views.reduce((sum, view) => sum + Math.log(Math.max(view[k]!, 1e-12)), 0) / views.length),
+      );
+      const total = pooled.reduce((a, b) => a + b, 0);
+      const top = argmax(pooled);
+      return { score: pooled[top]! / total, top };
+    },
+  ],
+];
+
+/** One photo under one score: how sure, and whether the class it names is right. */
+export interface Ranked {
+  score: number;
+  right: boolean;
+}
+
+/** The share right among the k most sure, for k = 1..n (ties broken by list order, so a rerun reads the same). */
+function cumulativeAccuracy(items: Ranked[]): number[] {
+  const order = items
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => b.item.score - a.item.score || a.i - b.i);
+  let right = 0;
+  return order.map(({ item }, k) => {
+    if (item.right) right++;
+    return right / (k + 1);
+  });
+}
+
+/** The largest share of `photos` that can be answered, most sure first, with at least `target` of them right. */
+export function coverageAt(items: Ranked[], target: number, photos: number): number {
+  const accuracy = cumulativeAccuracy(items);
+  for (let k = accuracy.length - 1; k >= 0; k--) if (accuracy[k]! >= target) return (k + 1) / photos;
+  return 0;
+}
+
+/** The mean over k of the share right among the k most sure: higher when the right answers rank first. */
+export function rankedAccuracy(items: Ranked[]): number {
+  const accuracy = cumulativeAccuracy(items);
+  return accuracy.length === 0 ? 0 : accuracy.reduce((a, b) => a + b, 0) / accuracy.length;
+}
+
+/** The share right among the `share` most sure. */
+export function rightAmongMostSure(items: Ranked[], share: number): number {
+  const accuracy = cumulativeAccuracy(items);
+  const taken = Math.round(share * items.length);
+  return taken === 0 ? 0 : accuracy[taken - 1]!;
+}
+
+/** A small seeded generator (mulberry32): the bootstrap must read the same on every rerun. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Paired bootstrap over the photos: the share of `resamples` resamples (the same photos for both scores) in which
+ * `candidate` ranks better than `baseline` by rankedAccuracy. Both lists hold the same photos in the same order.
+ */
+export function bootstrapWins(candidate: Ranked[], baseline: Ranked[], resamples: number, seed = 0): number {
+  if (candidate.length !== baseline.length) throw new Error("both scores must read the same photos");
+  const random = seeded(seed);
+  let wins = 0;
+  for (let r = 0; r < resamples; r++) {
+    const pick = Array.from({ length: candidate.length }, () => Math.floor(random() * candidate.length));
+    if (rankedAccuracy(pick.map((i) => candidate[i]!)) > rankedAccuracy(pick.map((i) => baseline[i]!)))
+      wins++;
+  }
+  return wins / resamples;
+}
