@@ -161,7 +161,8 @@ def mixture_table():
                'other plants', 'non-plant'], rows),
         f"Rule: among the candidates with lab >= {pct(rule['min_lab'])}, iBean >= {pct(rule['min_ibean'])} and field "
         f"at most {100 * rule['field_slack']:.1f} points under the field model's (val, crop given), the most field "
-        f"photos answered at {pct(rule['answered_target'])} right. " + (
+        f"photos answered at {pct(rule['answered_target'])} right. Router weights under {rule['lab_floor']:g} count as "
+        "none, and the graph does not read the lab expert for them (`lab_gate.py`). " + (
             f"Chosen: {mixture['chosen']}." if mixture['rule_met'] else 'None met it: the field model alone.')])
 
 

@@ -1,5 +1,5 @@
 """Shared pieces of the disease-classifier pipeline: classes, preprocessing rule, model."""
-import csv, json, os
+import csv, json, os, subprocess, tempfile
 import numpy as np
 import torch
 import torch.nn as nn
@@ -176,10 +176,11 @@ class Served(nn.Module):
 class Mixture(Served):
     """Served, with a second expert for the leaf classes (mixture.py): the model trained and served at `lab_size`
     before the field fine-tune, reading the same views shrunk inside the graph, and a router on the field
-    expert's pooled features, r = sigmoid(w.f + b), g = beta + (1 - beta) r. The leaf-class probabilities (each
-    expert at its own temperature, renormalised over the leaf classes) are mixed g lab + (1 - g) field, scaled
-    by the field expert's leaf mass; other_plant and non_plant stay the field expert's. `logits` are the log of
-    that distribution, so softmax(logits / T) still gives probabilities; leaf maps and distance are unchanged."""
+    expert's pooled features, r = sigmoid(w.f + b), g = beta + (1 - beta) r, taken as 0 under `lab_floor`. The
+    leaf-class probabilities (each expert at its own temperature, renormalised over the leaf classes) are mixed
+    g lab + (1 - g) field, scaled by the field expert's leaf mass; other_plant and non_plant stay the field
+    expert's. `logits` are the log of that distribution, so softmax(logits / T) still gives probabilities; leaf
+    maps and distance are unchanged."""
 
     def __init__(self, net, lab, mix, proj=None, means=None):
         super().__init__(net, proj, means)
@@ -189,30 +190,52 @@ class Mixture(Served):
         self.n_leaf = int(mix['n_leaf'])  # the leaf classes come first, then other_plant and non_plant
         for k in ('router_w', 'router_b', 'beta', 't_field', 't_lab', 'lab_rows'):
             self.register_buffer(k, torch.as_tensor(mix[k]))
+        # mixtures written before the floor existed read the lab expert for every view
+        self.register_buffer('lab_floor', torch.as_tensor(float(mix.get('lab_floor', 0.0))))
 
     def forward(self, input):
-        logits, leaf, d, feat, zl = self.experts(input)
-        g = self.beta + (1 - self.beta) * torch.sigmoid(feat @ self.router_w + self.router_b)
-        return torch.log(self.mix(logits, zl, g).clamp_min(1e-12)), leaf, d
+        logits, leaf, d, feat = self.field(input)
+        g = self.gate(feat)
+        # The lab expert is a third of a view's inference time, and field photos give it no weight: it is read only
+        # for a batch where some view needs it, as the exported graph's If node does (lab_gate.py).
+        pl = self.lab_probs(input) if bool((g > 0).any()) else input.new_zeros(input.shape[0], self.n_leaf)
+        return torch.log(self.mix(logits, pl, g).clamp_min(1e-12)), leaf, d
+
+    def field(self, input):
+        """The field expert's logits, leaf maps, distance and pooled features: on the views and their mirror
+        images, averaged, or on the views alone where the mixture says so (field_mirror)."""
+        return self.read(torch.cat([input, input.flip(3)])) if self.field_mirror else self.read_once(input)
 
     def experts(self, input):
-        """-> the field expert's logits, leaf maps, distance and pooled features, and the lab expert's logits over
-        the leaf classes; each on the views and their mirror images, averaged (the field expert on the views alone
-        where the mixture says so: field_mirror)."""
+        """-> field(input), and the lab expert's logits over the leaf classes."""
+        return (*self.field(input), self.lab_logits(input))
+
+    def lab_logits(self, input):
+        """The lab expert on the views and their mirror images, shrunk to its size, averaged, over the leaf classes."""
         both = torch.cat([input, input.flip(3)])
-        logits, leaf, d, feat = self.read(both) if self.field_mirror else self.read_once(input)
         zl = self.lab(nn.functional.interpolate(both, size=(self.lab_size, self.lab_size), mode='bilinear',
                                                 align_corners=False))[0]
         n = input.shape[0]
-        return logits, leaf, d, feat, ((zl[:n] + zl[n:]) / 2).index_select(1, self.lab_rows)
+        return ((zl[:n] + zl[n:]) / 2).index_select(1, self.lab_rows)
 
-    def mix(self, logits, zl, g):
-        """The mixed class probabilities for the router's weight g [N] on the lab expert."""
+    def lab_probs(self, input):
+        return torch.softmax(self.lab_logits(input) / self.t_lab, 1)
+
+    def gate(self, feat):
+        """The router's weight on the lab expert for each view."""
+        return self.floored(self.beta + (1 - self.beta) * torch.sigmoid(feat @ self.router_w + self.router_b))
+
+    def floored(self, g):
+        """g, with weights under lab_floor taken as none: such a weight moves no probability by more than the floor."""
+        return torch.where(g >= self.lab_floor, g, torch.zeros_like(g))
+
+    def mix(self, logits, pl, g):
+        """The mixed class probabilities for the lab expert's leaf probabilities pl and the router's weight g [N]."""
         pf = torch.softmax(logits / self.t_field, 1)
         k, g = self.n_leaf, g.unsqueeze(1)
         leaf_mass = pf[:, :k].sum(1, keepdim=True)
         # the field expert's leaf probabilities are its share already: no division by a mass that may underflow
-        leaf = g * leaf_mass * torch.softmax(zl / self.t_lab, 1) + (1 - g) * pf[:, :k]
+        leaf = g * leaf_mass * pl + (1 - g) * pf[:, :k]
         return torch.cat([leaf, pf[:, k:]], 1)
 
 
@@ -435,3 +458,15 @@ def eval_cache(split_name, rows=None, size=SIZE):
     np.save(path, X)
     json.dump([r['file'] for r in sel], open(files_path, 'w'))
     return sel, X
+
+
+def onnx_runtime(onnx_path, x):
+    """The outputs of an ONNX file run by ONNX Runtime, the service's engine, on the float32 NCHW batch x, by name
+    (models/eval/onnx-outputs.ts: Debian's Python has no onnxruntime)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        x.numpy().astype(np.float32).tofile(os.path.join(tmp, 'input.f32'))
+        shapes = json.loads(subprocess.run(
+            ['npx', 'tsx', 'models/eval/onnx-outputs.ts', os.path.abspath(onnx_path), os.path.join(tmp, 'input.f32'),
+             str(x.shape[0]), str(x.shape[-1]), os.path.join(tmp, 'out-')], cwd=os.path.dirname(MODELS), check=True,
+            capture_output=True, text=True).stdout.strip().splitlines()[-1])
+        return {k: np.fromfile(os.path.join(tmp, f'out-{k}.f32'), np.float32).reshape(v) for k, v in shapes.items()}

@@ -6,7 +6,7 @@
 * ONNX (opset 17): input `input` float32 [N,3,S,S] (dynamic N); outputs `logits` [N,K], `leaf` [N,5,S/16,S/16]
   and `distance` [N] (common.served_for: Served, the network on the image and its mirror image, averaged, and the
   squared Mahalanobis distance of the pooled features to the nearest training class; or Mixture, mixture.py's two
-  experts, whose distance is the field expert's).
+  experts, whose distance is the field expert's, with the lab expert behind an If: lab_gate.py).
 * Distance: class means and one shared covariance of the pooled features of up to --per-class train photos of
   each leaf class and other_plant (not non_plant), whitened to the --dims strongest directions.
 * On the val split, read as the service reads it (views.py), in this order:
@@ -34,6 +34,7 @@ import numpy as np
 import torch
 import onnx
 import common as C
+import lab_gate
 import views as V
 from decide import Rules
 
@@ -112,10 +113,13 @@ np.savez(os.path.join(os.path.dirname(os.path.abspath(args.ckpt)), 'distance.npz
 os.makedirs(args.out, exist_ok=True)
 onnx_path = os.path.join(args.out, 'disease-classifier.onnx')
 dummy = torch.zeros(2, 3, size, size)
-torch.onnx.export(served, dummy, onnx_path, opset_version=17, input_names=['input'],
-                  output_names=['logits', 'leaf', 'distance'],
-                  dynamic_axes={'input': {0: 'N'}, 'logits': {0: 'N'}, 'leaf': {0: 'N'}, 'distance': {0: 'N'}},
-                  do_constant_folding=True)
+# a mixture is traced with its lab expert always read, then put behind an If (lab_gate.py)
+mixture = isinstance(served, C.Mixture)
+traced, names = (lab_gate.Traced(served), lab_gate.TRACED_OUTPUTS) if mixture else (served, lab_gate.OUTPUTS)
+torch.onnx.export(traced, dummy, onnx_path, opset_version=17, input_names=['input'], output_names=names,
+                  dynamic_axes={name: {0: 'N'} for name in ['input', *names]}, do_constant_folding=True)
+if mixture:
+    onnx.save(lab_gate.gated(onnx.load(onnx_path)), onnx_path)
 onnx.checker.check_model(onnx.load(onnx_path))
 size_mb = os.path.getsize(onnx_path) / 1e6
 sha = hashlib.sha256(open(onnx_path, 'rb').read()).hexdigest()
@@ -134,6 +138,8 @@ crop_of = [r['label'].split('__')[0] if '__' in r['label'] else None for r in va
 field = kind == 'field_plantdoc'
 lab = kind == 'lab'
 plant = kind != 'non_plant'
+if mixture:
+    print('the If against the twin, max |p| difference:', lab_gate.check(served, onnx_path, Xva), flush=True)
 
 # leaf threshold: F1 of the decoded leaves against the PlantDoc boxes of the field val photos
 with torch.no_grad():

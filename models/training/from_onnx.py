@@ -24,7 +24,7 @@ the folded layer in eval mode, whatever (mean, var) are; so (mean, var) are set 
 BatchNorm's input over the val photos. In train mode the layer then normalises by batch statistics close to
 those, and fine-tuning starts from the shipped model's behaviour instead of a rescaled network.
 """
-import argparse, json, os, subprocess, tempfile
+import argparse, json, os
 import numpy as np
 import onnx
 import torch
@@ -119,13 +119,7 @@ def check():
     size = meta['input']['size']
     pick = [val_rows[i] for i in np.sort(idx[:args.check])]
     x = C.to_input(np.stack([C.preprocess_uint8(os.path.join(C.ROOT, r['file']), size) for r in pick]))
-    with tempfile.TemporaryDirectory() as tmp:
-        x.numpy().astype(np.float32).tofile(os.path.join(tmp, 'input.f32'))
-        shapes = json.loads(subprocess.run(
-            ['npx', 'tsx', 'models/eval/onnx-outputs.ts', os.path.abspath(args.onnx), os.path.join(tmp, 'input.f32'),
-             str(len(pick)), str(size), os.path.join(tmp, 'out-')], cwd=os.path.dirname(C.MODELS), check=True,
-            capture_output=True, text=True).stdout.strip().splitlines()[-1])
-        ort = {k: np.fromfile(os.path.join(tmp, f'out-{k}.f32'), np.float32).reshape(v) for k, v in shapes.items()}
+    ort = C.onnx_runtime(args.onnx, x)
     with torch.no_grad():
         logits, leaf, dist = (t.numpy() for t in C.Served(net, proj, means).eval()(x))
     diff = {'logits': float(np.abs(ort['logits'] - logits).max())}

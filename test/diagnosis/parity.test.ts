@@ -21,6 +21,11 @@ interface ParityPhoto {
   /** `non_plant` and `other_plant` over the views but the closer view. */
   non_plant: number;
   other_plant: number;
+  /**
+   * A two-expert model's router weight on the lab expert for the centre view; 0 where the graph does not read the
+   * lab expert at all (models/training/lab_gate.py). Absent for a one-network model.
+   */
+  lab_weight?: number;
 }
 
 interface Parity {
@@ -54,6 +59,12 @@ describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch twin (models/parity.jso
       expect(parity.photos.some((photo) => photo.crops > 0)).toBe(true);
     if (analyser.metadata!.views.zoom > 0) expect(parity.photos.some((photo) => photo.zoomed)).toBe(true);
     expect(parity.photos.some((photo) => photo.leaves.length > 0)).toBe(true);
+    // Both paths of the graph's gate on the lab expert must be compared with the twin.
+    const weights = parity.photos.flatMap((photo) => photo.lab_weight ?? []);
+    if (weights.length > 0) {
+      expect(weights.some((w) => w === 0), "no parity photo the lab expert is skipped for").toBe(true);
+      expect(weights.some((w) => w > 0), "no parity photo the lab expert is read for").toBe(true);
+    }
   });
 
   it("finds the same leaves, runs the same crops and gives the same probabilities and distance", async () => {
