@@ -62,8 +62,14 @@ describe.skipIf(!HAVE_DATASETS)("parity with the PyTorch twin (models/parity.jso
     // Both paths of the graph's gate on the lab expert must be compared with the twin.
     const weights = parity.photos.flatMap((photo) => photo.lab_weight ?? []);
     if (weights.length > 0) {
-      expect(weights.some((w) => w === 0), "no parity photo the lab expert is skipped for").toBe(true);
-      expect(weights.some((w) => w > 0), "no parity photo the lab expert is read for").toBe(true);
+      expect(
+        weights.some((w) => w === 0),
+        "no parity photo the lab expert is skipped for",
+      ).toBe(true);
+      expect(
+        weights.some((w) => w > 0),
+        "no parity photo the lab expert is read for",
+      ).toBe(true);
     }
   });
 
