@@ -2,14 +2,25 @@
  * Sends every photo through the core's public entry point, as the API does, once with the crop a farmer would
  * state and once without it.
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Diagnoser } from "../../src/diagnosis/diagnoser.js";
 import type { DiagnosisContext, DiagnosisResult } from "../../src/diagnosis/types.js";
+import { DATASETS_DIR } from "../../test/diagnosis/helpers.js";
 import { type Sample, statedCrop } from "./split.js";
 
 const PROGRESS_EVERY = 200;
+
+/** A val study's `--threads`, and the datasets it reads: it stops with the reason when either is missing. */
+export function studyThreads(text: string): number {
+  const threads = Number(text);
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new Error(`--threads is a whole number ≥ 1, not ${text}`);
+  if (!existsSync(DATASETS_DIR)) throw new Error(`this study needs the datasets: nothing at ${DATASETS_DIR}`);
+  return threads;
+}
 
 export interface Observation {
   sample: Sample;

@@ -5,13 +5,12 @@
  * point as `npm run eval` measures the test split: the answered photos per crop, and how right the most sure
  * photos are under other scores than the service's. Prints markdown; chooses and writes nothing.
  */
-import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { DATASETS_DIR, MODEL_PATH } from "../../test/diagnosis/helpers.js";
 import { coverageTable, perCropTable } from "./abstention.js";
 import { markdownTable } from "./report.js";
-import { observe } from "./run.js";
+import { observe, studyThreads } from "./run.js";
 import { readSplit, SPLIT_FILE } from "./split.js";
 
 async function main(): Promise<void> {
@@ -21,10 +20,7 @@ async function main(): Promise<void> {
       threads: { type: "string", default: "2" },
     },
   });
-  const threads = Number(values.threads);
-  if (!Number.isInteger(threads) || threads < 1)
-    throw new Error(`--threads is a whole number ≥ 1, not ${values.threads}`);
-  if (!existsSync(DATASETS_DIR)) throw new Error(`this study needs the datasets: nothing at ${DATASETS_DIR}`);
+  const threads = studyThreads(values.threads);
   const samples = readSplit(SPLIT_FILE, "val").filter((s) => s.source === values.source);
   if (samples.length === 0) throw new Error(`no val photos of source ${values.source} in ${SPLIT_FILE}`);
   const diagnoser = await createDiagnoser({ modelPath: MODEL_PATH, threads });

@@ -6,7 +6,6 @@
  * given, and ranked by each score of view-scores.ts. Prints markdown; chooses and writes nothing. The rule the model
  * card quotes was written before its first run (models/training/tried/view-agreement-rule.md).
  */
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -14,7 +13,7 @@ import { createAnalyser } from "../../src/diagnosis/analyse.js";
 import { cropOfClass } from "../../src/diagnosis/crops.js";
 import { DATASETS_DIR, MODEL_PATH } from "../../test/diagnosis/helpers.js";
 import { markdownTable } from "./report.js";
-import { mapConcurrent } from "./run.js";
+import { mapConcurrent, studyThreads } from "./run.js";
 import { readSplit, SPLIT_FILE, statedCrop } from "./split.js";
 import {
   bootstrapWins,
@@ -44,10 +43,7 @@ async function main(): Promise<void> {
       threads: { type: "string", default: "2" },
     },
   });
-  const threads = Number(values.threads);
-  if (!Number.isInteger(threads) || threads < 1)
-    throw new Error(`--threads is a whole number ≥ 1, not ${values.threads}`);
-  if (!existsSync(DATASETS_DIR)) throw new Error(`this study needs the datasets: nothing at ${DATASETS_DIR}`);
+  const threads = studyThreads(values.threads);
   const sources = values.sources.split(",");
   const unknown = sources.filter((s) => !(s in TARGETS));
   if (unknown.length > 0) throw new Error(`no answered-accuracy target for ${unknown.join(", ")}`);

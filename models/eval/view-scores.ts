@@ -4,6 +4,7 @@
  * three that weigh how far the views agree. For the val study models/eval/val-views.ts, which asks whether any of
  * them ranks the field photos better than the service's; the service thresholds the first.
  */
+import { seededRandom } from "../../test/support/random.js";
 
 /** A score, and the class (index into the crop's classes) the answer it goes with would name. */
 export interface Reading {
@@ -94,25 +95,14 @@ export function rightAmongMostSure(items: Ranked[], share: number): number {
   return taken === 0 ? 0 : accuracy[taken - 1]!;
 }
 
-/** A small seeded generator (mulberry32): the bootstrap must read the same on every rerun. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Paired bootstrap over the photos: the share of `resamples` resamples (the same photos for both scores) in which
  * `candidate` ranks better than `baseline` by rankedAccuracy. Both lists hold the same photos in the same order.
  */
 export function bootstrapWins(candidate: Ranked[], baseline: Ranked[], resamples: number, seed = 0): number {
   if (candidate.length !== baseline.length) throw new Error("both scores must read the same photos");
-  const random = seeded(seed);
+  // Seeded: the bootstrap must read the same on every rerun.
+  const random = seededRandom(seed);
   let wins = 0;
   for (let r = 0; r < resamples; r++) {
     const pick = Array.from({ length: candidate.length }, () => Math.floor(random() * candidate.length));

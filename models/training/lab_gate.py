@@ -40,13 +40,13 @@ class Traced(nn.Module):
 
 def _ancestors(producer, names, stop=frozenset()):
     """The nodes (by index) that `names` are computed from, not looking past the values in `stop`."""
-    seen, todo = set(), [n for n in names if n not in stop]
-    while todo:
-        i = producer.get(todo.pop())
+    seen, pending = set(), [n for n in names if n not in stop]
+    while pending:
+        i = producer.get(pending.pop())
         if i is None or i in seen:
             continue
         seen.add(i)
-        todo.extend(t for t in producer.nodes[i].input if t and t not in stop)
+        pending.extend(t for t in producer.nodes[i].input if t and t not in stop)
     return seen
 
 
@@ -69,14 +69,14 @@ def _topological(nodes, available):
                 made = {o for m in attr.g.node for o in m.output}
                 names |= {t for m in attr.g.node for t in m.input if t not in made}
         return {t for t in names if t}
-    done, order, todo = set(available), [], list(nodes)
-    while todo:
-        ready = [n for n in todo if reads(n) <= done]
+    done, order, waiting = set(available), [], list(nodes)
+    while waiting:
+        ready = [n for n in waiting if reads(n) <= done]
         assert ready, 'the graph has a cycle or reads a value nothing makes'
         for n in ready:
             order.append(n)
             done.update(n.output)
-        todo = [n for n in todo if n not in ready]
+        waiting = [n for n in waiting if n not in ready]
     return order
 
 

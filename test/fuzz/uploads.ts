@@ -5,18 +5,7 @@
  */
 import { connect } from "node:net";
 import { parseResponse, type RawResponse } from "../api/support/raw-http.js";
-
-/** mulberry32: small, fast and good enough to spread cases; the seed makes every run repeatable. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../support/random.js";
 
 export interface FuzzCase {
   name: string;
@@ -53,7 +42,7 @@ function request(body: Buffer, contentType: string | null, extra: string[] = [])
 
 /** One case: a well-formed form, then one or two of the mutations below. */
 export function makeCase(seed: number, seeds: Seeds): FuzzCase {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
   const int = (max: number) => Math.floor(rnd() * max);
   const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => int(256)));
