@@ -399,8 +399,9 @@ def make_peer(sd):
 
 
 cuda = dev.type == 'cuda'
-# the batches go channels-last on a GPU (below), so the networks that read them in training do too
-layout = torch.channels_last if cuda else torch.contiguous_format
+# oneDNN's convolutions, depthwise ones included, run faster on channels-last batches on a CPU too: d's recipe
+# trained 26 images/s against 19.6 on two Xeon cores (model card, "What was tried")
+layout = torch.channels_last
 sd0 = start_weights()
 peers = [make_peer(sd0) for _ in range(args.peers)]
 peer_dirs = [run_dir] if args.peers == 1 else [os.path.join(run_dir, f'peer{k}') for k in range(args.peers)]
@@ -505,8 +506,7 @@ while True:
     for gq in opt.param_groups:
         gq['lr'] = lr_at(frac)
     xb, yb, (heat, reg, regm, has_box) = augment(draw(args.bs))
-    if cuda:
-        xb = xb.contiguous(memory_format=torch.channels_last)
+    xb = xb.contiguous(memory_format=layout)
     with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=cuda):
         outs = [net(xb) for net, _ in peers]
         if teachers:
