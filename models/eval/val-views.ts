@@ -1,10 +1,11 @@
 /**
  * npx tsx models/eval/val-views.ts [--sources field_plantdoc,field_ibean,lab] [--threads N]
  *
- * Whether the views' agreement tells right answers from wrong ones better than the service's score, on the VAL
- * split only: each photo is read by the core's analyser as the service reads it, with the crop of its true class
- * given, and ranked by each score of view-scores.ts. Prints markdown; chooses and writes nothing. The rule the model
- * card quotes was written before its first run (models/training/tried/view-agreement-rule.md).
+ * Whether another score tells right answers from wrong ones better than the service's, on the VAL split only: each
+ * photo is read by the core's analyser as the service reads it, with the crop of its true class given, and ranked
+ * by each score of view-scores.ts and by the learned score of learned-score.ts (fitted on the field val photos,
+ * which it scores out of fold). Prints markdown; chooses and writes nothing. The rules the model card quotes were
+ * written before the first run of their scores (models/training/tried/view-agreement-rule.md, crop-mass-rule.md).
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -12,13 +13,22 @@ import { parseArgs } from "node:util";
 import { createAnalyser } from "../../src/diagnosis/analyse.js";
 import { cropOfClass } from "../../src/diagnosis/crops.js";
 import { DATASETS_DIR, MODEL_PATH } from "../../test/diagnosis/helpers.js";
+import {
+  fitLogistic,
+  LEARNED_FEATURES,
+  learnedFeatures,
+  outOfFold,
+  predictLogistic,
+} from "./learned-score.js";
 import { markdownTable } from "./report.js";
 import { mapConcurrent, studyThreads } from "./run.js";
 import { readSplit, SPLIT_FILE, statedCrop } from "./split.js";
 import {
   bootstrapWins,
   coverageAt,
+  type PhotoReading,
   type Ranked,
+  type Reading,
   rankedAccuracy,
   rightAmongMostSure,
   VIEW_SCORES,
@@ -33,6 +43,10 @@ const TARGETS: Record<string, number> = {
 };
 const SHARES = [0.1, 0.2, 0.3, 0.4];
 const RESAMPLES = 2000;
+/** The learned score is fitted on these photos (models/training/tried/crop-mass-rule.md). */
+const LEARNED_ON = "field_plantdoc";
+const FOLDS = 10;
+const PENALTY = 1;
 
 const percent = (share: number) => `${(100 * share).toFixed(1)} %`;
 
@@ -47,6 +61,7 @@ async function main(): Promise<void> {
   const sources = values.sources.split(",");
   const unknown = sources.filter((s) => !(s in TARGETS));
   if (unknown.length > 0) throw new Error(`no answered-accuracy target for ${unknown.join(", ")}`);
+  if (!sources.includes(LEARNED_ON)) throw new Error(`the learned score is fitted on ${LEARNED_ON}: list it`);
   const samples = readSplit(SPLIT_FILE, "val").filter((s) => sources.includes(s.source));
   const analyser = await createAnalyser({ modelPath: MODEL_PATH, threads });
   const { metadata } = analyser;
@@ -55,32 +70,64 @@ async function main(): Promise<void> {
     const analysis = await analyser.analyse(await readFile(path.join(DATASETS_DIR, sample.file)));
     const model = analysis.model;
     // A photo judged no plant is never answered, whatever the score.
-    if (!analysis.isPlant || !model) return { sample, views: null };
+    if (!analysis.isPlant || !model) return { sample, reading: null, ids: [] };
     const crop = statedCrop(sample);
     const kept = metadata.classes.flatMap((id, k) => (cropOfClass(id) === crop ? [{ id, k }] : []));
+    const withinCrop = (probabilities: Float64Array) => kept.map(({ k }) => probabilities[k]!);
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
     const views = [model.centre, ...model.crops, ...(model.zoom ? [model.zoom] : [])].map((view) => {
-      const within = kept.map(({ k }) => view.probabilities[k]!);
-      const total = within.reduce((a, b) => a + b, 0);
-      return within.map((p) => p / total);
+      const within = withinCrop(view.probabilities);
+      return within.map((p) => p / sum(within));
     });
-    return { sample, views, ids: kept.map(({ id }) => id) };
+    const mean = withinCrop(model.probabilities);
+    const mass = sum(mean);
+    const reading: PhotoReading = { views, mean: mean.map((p) => p / mass), mass, distance: model.distance };
+    return { sample, reading, ids: kept.map(({ id }) => id) };
   });
   await analyser.close();
 
+  const read = photos.flatMap((p) => (p.reading ? [{ ...p, reading: p.reading }] : []));
+  const right = (p: (typeof read)[number], top: number) => p.ids[top] === p.sample.label;
+  const servedTop = (p: (typeof read)[number]) => VIEW_SCORES[0]![1](p.reading).top;
+  // The learned score: the field val photos out of fold, every other photo by the fit on all of them.
+  const field = read.filter((p) => p.sample.source === LEARNED_ON);
+  const fieldX = field.map((p) => learnedFeatures(p.reading));
+  const fieldY = field.map((p) => right(p, servedTop(p)));
+  const learned = new Map<(typeof read)[number], number>();
+  const heldOut = outOfFold(fieldX, fieldY, FOLDS, 0, PENALTY);
+  for (const [i, p] of field.entries()) learned.set(p, heldOut[i]!);
+  const model = fitLogistic(fieldX, fieldY, PENALTY);
+  console.log(
+    `Learned score, fitted on ${field.length} ${LEARNED_ON} val photos (standardised weights): intercept ` +
+      `${model.weights[0]!.toFixed(3)}, ${LEARNED_FEATURES.map((f, j) => `${f} ${model.weights[j + 1]!.toFixed(3)}`).join(", ")}\n`,
+  );
+  for (const p of read)
+    if (!learned.has(p)) learned.set(p, predictLogistic(model, learnedFeatures(p.reading)));
+  const scores: [string, (p: (typeof read)[number]) => Reading][] = [
+    ...VIEW_SCORES.map(([name, score]): [string, (p: (typeof read)[number]) => Reading] => [
+      name,
+      (p) => score(p.reading),
+    ]),
+    [
+      `learned: logistic regression on ${LEARNED_FEATURES.join(", ")} (${LEARNED_ON} out of ${FOLDS} folds)`,
+      (p) => ({ score: learned.get(p)!, top: servedTop(p) }),
+    ],
+  ];
+
   for (const source of sources) {
     const all = photos.filter((p) => p.sample.source === source);
-    const read = all.flatMap((p) => (p.views && p.ids ? [{ ...p, views: p.views, ids: p.ids }] : []));
-    const ranked = VIEW_SCORES.map(([, score]) =>
-      read.map((p): Ranked => {
-        const { score: s, top } = score(p.views);
-        return { score: s, right: p.ids[top] === p.sample.label };
+    const ofSource = read.filter((p) => p.sample.source === source);
+    const ranked = scores.map(([, score]) =>
+      ofSource.map((p): Ranked => {
+        const { score: s, top } = score(p);
+        return { score: s, right: right(p, top) };
       }),
     );
     const target = TARGETS[source]!;
     const [shipped] = ranked as [Ranked[]];
     console.log(
       `${markdownTable({
-        title: `${source}: ${all.length} val photos, ${read.length} judged a plant, crop given`,
+        title: `${source}: ${all.length} val photos, ${ofSource.length} judged a plant, crop given`,
         head: [
           "score",
           `answered at ${Math.round(100 * target)} % right`,
@@ -88,7 +135,7 @@ async function main(): Promise<void> {
           ...SHARES.map((s) => `right among the most sure ${Math.round(100 * s)} %`),
           "ranks better than the service's (bootstrap)",
         ],
-        rows: VIEW_SCORES.map(([name], i) => [
+        rows: scores.map(([name], i) => [
           name,
           percent(coverageAt(ranked[i]!, target, all.length)),
           rankedAccuracy(ranked[i]!).toFixed(4),

@@ -1,10 +1,22 @@
 /**
- * How sure a photo's answer is, read from the views its answer averages (the centre view, the leaf crops, the
- * closer view), each view's probabilities renormalised over the stated crop's classes: the service's score and
- * three that weigh how far the views agree. For the val study models/eval/val-views.ts, which asks whether any of
- * them ranks the field photos better than the service's; the service thresholds the first.
+ * How sure a photo's answer is, read from what the service read (the centre view, the leaf crops, the closer view,
+ * the distance), within the stated crop's classes: the service's score, three that weigh how far the views agree
+ * and one that keeps the probability narrowing to the crop discards. For the val study models/eval/val-views.ts,
+ * which asks whether any of them ranks the field photos better than the service's; the service thresholds the first.
  */
 import { seededRandom } from "../../test/support/random.js";
+
+/** One photo as the service read it, with the crop given. */
+export interface PhotoReading {
+  /** Each view's probabilities over the crop's classes, renormalised. */
+  views: number[][];
+  /** The views' mean over every class, renormalised over the crop's: what the service ranks and thresholds. */
+  mean: number[];
+  /** The share of the views' mean (over every class) on the crop's classes, before renormalising. */
+  mass: number;
+  /** The centre view's distance to the nearest trained class. */
+  distance: number;
+}
 
 /** A score, and the class (index into the crop's classes) the answer it goes with would name. */
 export interface Reading {
@@ -14,45 +26,52 @@ export interface Reading {
 
 const argmax = (values: number[]) => values.reduce((best, v, i) => (v > values[best]! ? i : best), 0);
 
-function meanOf(views: number[][]): number[] {
-  return views[0]!.map((_, k) => views.reduce((sum, view) => sum + view[k]!, 0) / views.length);
+/** The service's answer: the top of the renormalised mean. */
+function served(photo: PhotoReading): Reading {
+  const top = argmax(photo.mean);
+  return { score: photo.mean[top]!, top };
 }
 
-export const VIEW_SCORES: [string, (views: number[][]) => Reading][] = [
-  [
-    "the views' mean, its top probability (the service's)",
-    (views) => {
-      const mean = meanOf(views);
-      const top = argmax(mean);
-      return { score: mean[top]!, top };
-    },
-  ],
+/** Whether every view's own top class is the answer's. */
+export function viewsAgree(photo: PhotoReading): boolean {
+  const { top } = served(photo);
+  return photo.views.every((view) => argmax(view) === top);
+}
+
+export const VIEW_SCORES: [string, (photo: PhotoReading) => Reading][] = [
+  ["the views' mean, its top probability (the service's)", served],
   [
     // Below every photo whose views agree: one view reading another disease puts the photo behind them all.
     "the same, views that disagree on the top class ranked last",
-    (views) => {
-      const mean = meanOf(views);
-      const top = argmax(mean);
-      const agree = views.every((view) => argmax(view) === top);
-      return { score: agree ? mean[top]! : mean[top]! - 1, top };
+    (photo) => {
+      const answer = served(photo);
+      return viewsAgree(photo) ? answer : { ...answer, score: answer.score - 1 };
     },
   ],
   [
     "the weakest view's probability of the mean's top class",
-    (views) => {
-      const top = argmax(meanOf(views));
-      return { score: Math.min(...views.map((view) => view[top]!)), top };
+    (photo) => {
+      const { top } = served(photo);
+      return { score: Math.min(...photo.views.map((view) => view[top]!)), top };
     },
   ],
   [
     "the views' geometric mean (renormalised), its top probability",
-    (views) => {
+    ({ views }) => {
       const pooled = views[0]!.map((_, k) =>
         Math.exp(views.reduce((sum, view) => sum + Math.log(Math.max(view[k]!, 1e-12)), 0) / views.length),
       );
       const total = pooled.reduce((a, b) => a + b, 0);
       const top = argmax(pooled);
       return { score: pooled[top]! / total, top };
+    },
+  ],
+  [
+    // A photo the model reads as another crop, or as no plant, keeps only a little of its mass on the stated crop.
+    "the top probability before narrowing to the crop",
+    (photo) => {
+      const answer = served(photo);
+      return { ...answer, score: answer.score * photo.mass };
     },
   ],
 ];

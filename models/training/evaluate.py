@@ -130,6 +130,7 @@ for s, k in (('field_plantdoc', 5), ('lab', 3), ('field_ibean', 1), ('other_plan
     idx = [i for i, r in enumerate(test_rows) if r['source_kind'] == s]
     pick += idx[::max(1, len(idx) // k)][:k]
 # a mixture's centre-view router weight: the parity photos must read the lab expert for some and not for others
+lab_weight = None
 if isinstance(served, C.Mixture):
     with torch.no_grad():
         lab_weight = served.gate(served.field(C.to_input(X[pick]))[3]).tolist()
@@ -140,7 +141,7 @@ parity = {'model_version': cfg['model_version'], 'tolerance': {'p': 0.02, 'dista
                       'crops': len(reads[i]['windows']), 'zoomed': V.reads_zoom(reads[i]),
                       'non_plant': round(float(reads[i]['p_plant'][rules.np]), 5),
                       'other_plant': round(float(reads[i]['p_plant'][rules.other]), 5),
-                      **({'lab_weight': round(lab_weight[n], 5)} if isinstance(served, C.Mixture) else {})}
+                      **({'lab_weight': round(lab_weight[n], 5)} if lab_weight is not None else {})}
                      for n, i in enumerate(pick)]}
 json.dump(parity, open(os.path.join(args.model_dir, 'parity.json'), 'w'), indent=1)
 print('wrote eval-torch.json and models/parity.json')

@@ -2,18 +2,27 @@ import { describe, expect, it } from "vitest";
 import {
   bootstrapWins,
   coverageAt,
+  type PhotoReading,
   type Ranked,
   rankedAccuracy,
   rightAmongMostSure,
   VIEW_SCORES,
 } from "../../models/eval/view-scores.js";
 
-const [mean, agreement, weakest, geometric] = VIEW_SCORES.map(([, score]) => score) as [
-  (typeof VIEW_SCORES)[0][1],
-  (typeof VIEW_SCORES)[0][1],
-  (typeof VIEW_SCORES)[0][1],
-  (typeof VIEW_SCORES)[0][1],
-];
+type Score = (typeof VIEW_SCORES)[0][1];
+const [meanScore, agreementScore, weakestScore, geometricScore, unnarrowedScore] = VIEW_SCORES.map(
+  ([, score]) => score,
+) as [Score, Score, Score, Score, Score];
+
+/** A photo whose views all keep `mass` of their probability on the crop: the service's mean is theirs. */
+function reading(views: number[][], mass = 1, distance = 100): PhotoReading {
+  const mean = views[0]!.map((_, k) => views.reduce((sum, view) => sum + view[k]!, 0) / views.length);
+  return { views, mean, mass, distance };
+}
+const mean = (views: number[][]) => meanScore(reading(views));
+const agreement = (views: number[][]) => agreementScore(reading(views));
+const weakest = (views: number[][]) => weakestScore(reading(views));
+const geometric = (views: number[][]) => geometricScore(reading(views));
 
 // Three views of one photo over a crop's three classes: two read class 0, the leaf crop reads class 1.
 const torn = [
@@ -51,6 +60,29 @@ describe("scores read from a photo's views (models/eval/val-views.ts)", () => {
     expect(geometric(split).top).toBe(1);
     const pooled = [0.8 * 0.8 * 0.01, 0.2 * 0.2 * 0.99].map((p) => Math.cbrt(p));
     expect(geometric(split).score).toBeCloseTo(pooled[1]! / (pooled[0]! + pooled[1]!), 10);
+  });
+
+  it("ranks by the service's mean, which weighs each view by the mass it keeps on the crop", () => {
+    // The first view keeps 0.9 of its probability on the crop, the second 0.1: the service's mean follows the first.
+    const photo: PhotoReading = {
+      views: [
+        [0.6, 0.4],
+        [0.1, 0.9],
+      ],
+      mean: [(0.54 + 0.01) / 1, (0.36 + 0.09) / 1],
+      mass: 0.5,
+      distance: 100,
+    };
+    expect(meanScore(photo)).toEqual({ score: expect.closeTo(0.55, 10), top: 0 });
+    expect(weakestScore(photo)).toEqual({ score: 0.1, top: 0 });
+  });
+
+  it("keeps the probability narrowing to the crop discards: a photo read as another crop ranks low", () => {
+    const sure = reading([[0.9, 0.1]], 0.95);
+    const elsewhere = reading([[0.95, 0.05]], 0.2);
+    expect(meanScore(elsewhere).score).toBeGreaterThan(meanScore(sure).score);
+    expect(unnarrowedScore(elsewhere)).toEqual({ score: expect.closeTo(0.19, 10), top: 0 });
+    expect(unnarrowedScore(sure).score).toBeGreaterThan(unnarrowedScore(elsewhere).score);
   });
 });
 
