@@ -6,7 +6,7 @@
  */
 import { Matrix, solve } from "ml-matrix";
 import { seededRandom } from "../../test/support/random.js";
-import { type PhotoReading, viewsAgree } from "./view-scores.js";
+import { type PhotoReading, served, viewsAgree } from "./view-scores.js";
 
 const EPS = 1e-6;
 const logit = (p: number) => {
@@ -24,7 +24,7 @@ export const LEARNED_FEATURES = [
 
 export function learnedFeatures(photo: PhotoReading): number[] {
   return [
-    logit(Math.max(...photo.mean)),
+    logit(served(photo).score),
     logit(photo.mass),
     Math.log(Math.max(photo.distance, EPS)),
     viewsAgree(photo) ? 1 : 0,

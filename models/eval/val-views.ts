@@ -31,6 +31,7 @@ import {
   type Reading,
   rankedAccuracy,
   rightAmongMostSure,
+  served,
   VIEW_SCORES,
 } from "./view-scores.js";
 
@@ -49,6 +50,7 @@ const FOLDS = 10;
 const PENALTY = 1;
 
 const percent = (share: number) => `${(100 * share).toFixed(1)} %`;
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -74,7 +76,6 @@ async function main(): Promise<void> {
     const crop = statedCrop(sample);
     const kept = metadata.classes.flatMap((id, k) => (cropOfClass(id) === crop ? [{ id, k }] : []));
     const withinCrop = (probabilities: Float64Array) => kept.map(({ k }) => probabilities[k]!);
-    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
     const views = [model.centre, ...model.crops, ...(model.zoom ? [model.zoom] : [])].map((view) => {
       const within = withinCrop(view.probabilities);
       return within.map((p) => p / sum(within));
@@ -88,21 +89,18 @@ async function main(): Promise<void> {
 
   const read = photos.flatMap((p) => (p.reading ? [{ ...p, reading: p.reading }] : []));
   const right = (p: (typeof read)[number], top: number) => p.ids[top] === p.sample.label;
-  const servedTop = (p: (typeof read)[number]) => VIEW_SCORES[0]![1](p.reading).top;
+  const servedTop = (p: (typeof read)[number]) => served(p.reading).top;
   // The learned score: the field val photos out of fold, every other photo by the fit on all of them.
   const field = read.filter((p) => p.sample.source === LEARNED_ON);
   const fieldX = field.map((p) => learnedFeatures(p.reading));
   const fieldY = field.map((p) => right(p, servedTop(p)));
-  const learned = new Map<(typeof read)[number], number>();
   const heldOut = outOfFold(fieldX, fieldY, FOLDS, 0, PENALTY);
-  for (const [i, p] of field.entries()) learned.set(p, heldOut[i]!);
+  const learned = new Map(field.map((p, i) => [p, heldOut[i]!]));
   const model = fitLogistic(fieldX, fieldY, PENALTY);
   console.log(
     `Learned score, fitted on ${field.length} ${LEARNED_ON} val photos (standardised weights): intercept ` +
       `${model.weights[0]!.toFixed(3)}, ${LEARNED_FEATURES.map((f, j) => `${f} ${model.weights[j + 1]!.toFixed(3)}`).join(", ")}\n`,
   );
-  for (const p of read)
-    if (!learned.has(p)) learned.set(p, predictLogistic(model, learnedFeatures(p.reading)));
   const scores: [string, (p: (typeof read)[number]) => Reading][] = [
     ...VIEW_SCORES.map(([name, score]): [string, (p: (typeof read)[number]) => Reading] => [
       name,
@@ -110,7 +108,10 @@ async function main(): Promise<void> {
     ]),
     [
       `learned: logistic regression on ${LEARNED_FEATURES.join(", ")} (${LEARNED_ON} out of ${FOLDS} folds)`,
-      (p) => ({ score: learned.get(p)!, top: servedTop(p) }),
+      (p) => ({
+        score: learned.get(p) ?? predictLogistic(model, learnedFeatures(p.reading)),
+        top: servedTop(p),
+      }),
     ],
   ];
 

@@ -27,7 +27,7 @@ export interface Reading {
 const argmax = (values: number[]) => values.reduce((best, v, i) => (v > values[best]! ? i : best), 0);
 
 /** The service's answer: the top of the renormalised mean. */
-function served(photo: PhotoReading): Reading {
+export function served(photo: PhotoReading): Reading {
   const top = argmax(photo.mean);
   return { score: photo.mean[top]!, top };
 }

@@ -69,7 +69,8 @@ describe("scores read from a photo's views (models/eval/val-views.ts)", () => {
         [0.6, 0.4],
         [0.1, 0.9],
       ],
-      mean: [(0.54 + 0.01) / 1, (0.36 + 0.09) / 1],
+      // over every class: [0.54, 0.36] and [0.01, 0.09], averaged, then renormalised over the crop's mass 0.5
+      mean: [(0.54 + 0.01) / 2 / 0.5, (0.36 + 0.09) / 2 / 0.5],
       mass: 0.5,
       distance: 100,
     };
