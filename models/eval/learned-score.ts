@@ -52,24 +52,20 @@ export function fitLogistic(X: number[][], y: boolean[], penalty: number): Logis
     const sd = Math.sqrt(X.reduce((s, x) => s + (x[j]! - m) ** 2, 0) / X.length);
     return sd > 0 ? sd : 1; // a constant feature stays at 0 after centring
   });
-  const Z = X.map((x) => standardised({ centre, scale }, x));
-  let w = new Array<number>(d + 1).fill(0);
+  const Z = new Matrix(X.map((x) => standardised({ centre, scale }, x)));
+  const Zt = Z.transpose();
+  const penaltyDiagonal = Matrix.diag([0, ...new Array<number>(d).fill(penalty)]);
+  let w = Matrix.zeros(d + 1, 1);
   for (let step = 0; step < 100; step++) {
-    const gradient = w.map((wj, j) => (j === 0 ? 0 : penalty * wj));
-    const hessian = Matrix.diag(w.map((_, j) => (j === 0 ? 0 : penalty)));
-    Z.forEach((z, i) => {
-      const p = sigmoid(z.reduce((s, v, j) => s + v * w[j]!, 0));
-      const r = p - (y[i] ? 1 : 0);
-      for (let a = 0; a <= d; a++) {
-        gradient[a]! += r * z[a]!;
-        for (let b = 0; b <= d; b++) hessian.set(a, b, hessian.get(a, b) + p * (1 - p) * z[a]! * z[b]!);
-      }
-    });
-    const delta = solve(hessian, Matrix.columnVector(gradient)).getColumn(0);
-    w = w.map((wj, j) => wj - delta[j]!);
-    if (Math.max(...delta.map(Math.abs)) < 1e-10) break;
+    const p = Z.mmul(w).getColumn(0).map(sigmoid);
+    const residual = Matrix.columnVector(p.map((pi, i) => pi - (y[i] ? 1 : 0)));
+    const gradient = Z.transposeMultiply(residual).add(penaltyDiagonal.mmul(w));
+    const hessian = Zt.mmulByTranspose(p.map((pi) => pi * (1 - pi))).add(penaltyDiagonal);
+    const delta = solve(hessian, gradient);
+    w = w.sub(delta);
+    if (delta.norm("max") < 1e-10) break;
   }
-  return { centre, scale, weights: w };
+  return { centre, scale, weights: w.getColumn(0) };
 }
 
 /** The fitted probability that the answer is right. */
