@@ -86,11 +86,20 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     preValidation: async (request, reply) => {
       const socket = request.raw.socket;
       socket?.setTimeout?.(0);
-      const endTurn = await turns.take();
+      // Listening before the wait: a client who leaves in the line must not be handed a turn that no
+      // "close" would ever give back.
+      const gone = new AbortController();
+      const leave = () =>
+        gone.abort(new ApiError(499, "The client closed the connection before its upload was read"));
+      reply.raw.once("close", leave);
+      if (socket?.destroyed) leave();
+      const endTurn = await turns.take(gone.signal);
       const work: Promise<unknown>[] = [];
       turnWork.set(request, work);
       // The turn lasts until the answer is sent and the work started for it (the kept photo) is done.
-      reply.raw.once("close", () => void Promise.allSettled(work).then(endTurn));
+      gone.signal.addEventListener("abort", () => void Promise.allSettled(work).then(endTurn), {
+        once: true,
+      });
       socket?.setTimeout?.(idleTimeoutMs);
       request.body = await readForm(request);
     },

@@ -7,8 +7,12 @@ import { BUSY_RETRY_SECONDS } from "../diagnosis/model/pool.js";
  * under 64 clients as under 4. A full waiting line, or a wait past `maxWaitMs`, is a BusyError (503).
  */
 export interface UploadTurns {
-  /** Resolves with the function that ends the turn (call it once the answer is sent or the client left). */
-  take(): Promise<() => void>;
+  /**
+   * Resolves with the function that ends the turn (call it once the answer is sent or the client left). When
+   * `signal` aborts first (the client left while waiting), the waiter leaves the line and the promise rejects with
+   * the signal's reason, so no turn goes to a client who is gone.
+   */
+  take(signal?: AbortSignal): Promise<() => void>;
   readonly active: number;
   readonly waiting: number;
 }
@@ -39,21 +43,28 @@ export function createUploadTurns(options: {
     get waiting() {
       return line.length;
     },
-    take() {
+    take(signal) {
+      if (signal?.aborted) return Promise.reject(signal.reason);
       if (active < options.inFlight) {
         active++;
         return Promise.resolve(turn());
       }
       if (line.length >= options.waiting) return Promise.reject(new BusyError(BUSY_RETRY_SECONDS));
       return new Promise((resolve, reject) => {
+        const leave = (reason: unknown) => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", left);
+          line.splice(line.indexOf(waiter), 1);
+          reject(reason);
+        };
+        const left = () => leave(signal?.reason);
         const waiter = (end: () => void) => {
           clearTimeout(timer);
+          signal?.removeEventListener("abort", left);
           resolve(end);
         };
-        const timer = setTimeout(() => {
-          line.splice(line.indexOf(waiter), 1);
-          reject(new BusyError(BUSY_RETRY_SECONDS));
-        }, options.maxWaitMs);
+        const timer = setTimeout(() => leave(new BusyError(BUSY_RETRY_SECONDS)), options.maxWaitMs);
+        signal?.addEventListener("abort", left, { once: true });
         line.push(waiter);
       });
     },

@@ -1,3 +1,6 @@
+import { once } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { BusyError, ImageError } from "../../src/diagnosis/diagnoser.js";
 import { BUSY_RETRY_SECONDS, createPool } from "../../src/diagnosis/model/pool.js";
@@ -100,5 +103,74 @@ describe("upload turns", () => {
     endSecond();
     endSecond();
     expect(turns.active).toBe(0);
+  });
+
+  it("let a waiter who left go without a turn, and refuse one who left before asking", async () => {
+    const turns = createUploadTurns({ inFlight: 1, waiting: 2, maxWaitMs: 60_000 });
+    const end = await turns.take();
+    const client = new AbortController();
+    const leaving = turns.take(client.signal);
+    const staying = turns.take();
+    expect(turns.waiting).toBe(2);
+    client.abort(new Error("the client left"));
+    await expect(leaving).rejects.toThrow("the client left");
+    expect(turns.waiting).toBe(1);
+    end();
+    const endStaying = await staying;
+    expect(turns.active).toBe(1);
+    endStaying();
+    expect(turns.active).toBe(0);
+    await expect(turns.take(AbortSignal.abort(new Error("already gone")))).rejects.toThrow("already gone");
+    expect(turns.active).toBe(0);
+  });
+
+  it("give the turn of a client who hung up while waiting to the next upload", async () => {
+    const { app, diagnoser } = await testApp({ env: { UPLOADS_IN_FLIGHT: "1", UPLOADS_WAITING: "1" } });
+    const base = await app.listen({ port: 0, host: "127.0.0.1" });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => {};
+    const firstStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const original = diagnoser.diagnose.bind(diagnoser);
+    let first = true;
+    diagnoser.diagnose = async (...args) => {
+      if (first) {
+        first = false;
+        started();
+        await held;
+      }
+      return original(...args);
+    };
+    try {
+      const { payload, headers } = await multipartBody({}, { data: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) });
+      const send = () => fetch(`${base}/diagnosis/`, { method: "POST", body: payload, headers });
+      const holder = send();
+      await firstStarted;
+      // A client that sends its headers, waits in the line for the turn, and hangs up there.
+      const arrived = once(app.server, "request") as Promise<[IncomingMessage, ServerResponse]>;
+      const { port } = new URL(base);
+      const leaver = connect(Number(port), "127.0.0.1", () =>
+        leaver.write(
+          `POST /diagnosis/ HTTP/1.1\r\nHost: x\r\nContent-Type: ${headers["content-type"]}\r\n` +
+            `Content-Length: ${payload.length}\r\n\r\n`,
+        ),
+      );
+      const [, leaverResponse] = await arrived;
+      // The line (one place) is full: the leaver is in it.
+      expect((await send()).status).toBe(503);
+      const leftServer = once(leaverResponse, "close");
+      leaver.destroy();
+      await leftServer;
+      release();
+      expect((await holder).status).toBe(200);
+      // The freed turn went to no one who left: the next upload is answered, not sent away after the wait.
+      expect((await send()).status).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 });
