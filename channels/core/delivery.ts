@@ -1,5 +1,6 @@
 import type { Language } from "../../src/diagnosis/types.js";
 import type { Routing } from "../../src/results/types.js";
+import { type AnswerProgress, answerOnce, type SaveProgress } from "./answer-once.js";
 import { conversation } from "./conversation.js";
 import type { HandlerDeps } from "./deps.js";
 import { adapterFor } from "./registry.js";
@@ -7,11 +8,11 @@ import { PermanentJobError } from "./types.js";
 
 /** A REST result whose user_data routes it to a farmer: sent at farmer level, in the request's language. */
 export async function handleDelivery(
-  requestId: string,
-  routing: Routing,
-  language: Language,
+  job: AnswerProgress & { requestId: string; routing: Routing; language: Language },
+  save: SaveProgress<AnswerProgress>,
   deps: HandlerDeps,
 ): Promise<void> {
+  const { requestId, routing, language } = job;
   const destination = deps.destination(routing);
   if (!destination) throw new PermanentJobError(`no provider configured to send on ${routing.channel}`);
   const { provider, channel, to } = destination;
@@ -20,6 +21,5 @@ export async function handleDelivery(
   if (!stored) throw new PermanentJobError("routed result is no longer stored");
   const adapter = adapterFor(deps.adapters, provider);
   const talk = conversation({ provider, channel, to }, adapter, language, deps);
-  await talk.result(stored);
-  await deps.expertLoop?.afterAnswer(talk, stored);
+  await answerOnce(talk, stored, job, save, deps);
 }

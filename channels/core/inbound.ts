@@ -2,6 +2,7 @@ import { ImageError } from "../../src/diagnosis/diagnoser.js";
 import type { Language } from "../../src/diagnosis/types.js";
 import { SOURCES, type Source, type StoredResult } from "../../src/results/types.js";
 import { type Action, type Again, decodeAction, languageButtons } from "./actions.js";
+import { type AnswerProgress, answerOnce, type SaveProgress } from "./answer-once.js";
 import { parseCodeRequest } from "./code-command.js";
 import { type Conversation, conversation } from "./conversation.js";
 import type { HandlerDeps } from "./deps.js";
@@ -17,8 +18,7 @@ export type InboundJob = Extract<ChannelJob, { kind: "inbound" }>;
 /** The channel a photo came in on, as the results keep it (whatsapp, mms, telegram...). */
 const isSource = (channel: string): channel is Source => (SOURCES as readonly string[]).includes(channel);
 
-/** Lets a handler record progress in its job, so a retry picks up where the last attempt stopped. */
-export type SaveJob = (update: Partial<Pick<InboundJob, "requestId" | "noticeSent">>) => Promise<void>;
+export type SaveJob = SaveProgress<AnswerProgress & Pick<InboundJob, "requestId" | "noticeSent">>;
 
 interface Turn {
   message: InboundMessage;
@@ -99,8 +99,7 @@ async function answerPhoto(turn: Turn): Promise<void> {
     if (!stored) return talk.say("resend");
     await turn.save({ requestId: stored.result.request_id });
   }
-  await talk.result(stored);
-  await deps.expertLoop?.afterAnswer(talk, stored);
+  await answerOnce(talk, stored, job, turn.save, deps);
 }
 
 async function diagnose(
@@ -161,7 +160,8 @@ async function answerText({ message, text, talk, deps }: Turn): Promise<void> {
  */
 export async function tellAboutFailure(job: InboundJob, final: boolean, save: SaveJob, deps: HandlerDeps) {
   const { message } = job;
-  if (!message.media || (!final && (job.requestId || job.noticeSent))) return;
+  // A farmer who has their answer lost only a follow-up: nothing to tell them.
+  if (!message.media || job.resultSent || (!final && (job.requestId || job.noticeSent))) return;
   try {
     const adapter = adapterFor(deps.adapters, message.provider);
     const language = await deps.languages.resolve(message.owner, {

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Language } from "../../src/diagnosis/types.js";
 import type { Routing } from "../../src/results/types.js";
 import { COMPLETED_JOB_TTL_S, JOB_ATTEMPTS } from "../limits.js";
+import type { AnswerProgress } from "./answer-once.js";
 import { createTurns, type Turns } from "./turns.js";
 import type { InboundMessage } from "./types.js";
 
@@ -18,15 +19,15 @@ interface Chained {
 
 export type ChannelJob = Chained &
   (
-    | {
+    | (AnswerProgress & {
         kind: "inbound";
         message: InboundMessage;
         /** Set once the photo is diagnosed and stored, so a retry (say, after a failed send) does not diagnose again. */
         requestId?: string;
         /** The farmer was already told the photo arrived (a slow answer, a failed attempt): not twice. */
         noticeSent?: boolean;
-      }
-    | { kind: "deliver"; requestId: string; routing: Routing; language: Language }
+      })
+    | (AnswerProgress & { kind: "deliver"; requestId: string; routing: Routing; language: Language })
     /** An officer answered a stored result: send the answer where the farmer is. */
     | { kind: "answer"; requestId: string }
   );

@@ -81,10 +81,9 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
 
   async function process(job: Job<ChannelJob>): Promise<void> {
     const data = job.data;
-    if (data.kind === "deliver")
-      return handleDelivery(data.requestId, data.routing, data.language, handlerDeps);
+    const save: SaveJob = (update) => job.updateData({ ...job.data, ...update } as ChannelJob);
+    if (data.kind === "deliver") return handleDelivery(data, save, handlerDeps);
     if (data.kind === "answer") return handleAnswer(data.requestId, handlerDeps);
-    const save: SaveJob = (update) => job.updateData({ ...(job.data as typeof data), ...update });
     try {
       await handleInbound(data, save, handlerDeps);
     } catch (error) {

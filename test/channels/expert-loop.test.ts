@@ -171,6 +171,46 @@ describe("Telegram", () => {
     expect(notice!.body.text).toBe(t("sw", "consent_notice_button"));
     expect(texts(telegramTo(chat), "text")).not.toContain(t("sw", "feedback_question"));
   }, 60_000);
+
+  it("a refused 'did this help?' is asked again on the retry, without sending the answer twice", async () => {
+    const chat = 990_004;
+    // The answer goes through; Telegram answers the question after it with a 429 (wait 1 s).
+    h.standIn.failNext("telegram", 1, 429, 1, 1);
+    await telegram(chat, {
+      photo: [{ file_id: "diagnosed.jpg", file_unique_id: "d4", width: 416, height: 416 }],
+    });
+    await atLeast(() => telegramTo(chat), 4, "the answer, the refused question, the question, the notice");
+    await untilIdle(h);
+    const stored = (await h.records.store.lastFor(`tg:${chat}`))!;
+    const sends = telegramTo(chat).map((s) => ({ text: String(s.body.text), refused: s.failedWith }));
+    expect(sends).toHaveLength(4);
+    expect(sends[0]!.text).toContain(stored.code);
+    expect(sends.slice(1)).toEqual([
+      { text: t("sw", "feedback_question"), refused: 429 },
+      { text: t("sw", "feedback_question"), refused: undefined },
+      { text: t("sw", "consent_notice_button"), refused: undefined },
+    ]);
+  }, 60_000);
+
+  it("so does a REST result routed to a chat: the answer once, the question again", async () => {
+    const chat = 990_005;
+    const stored = (await h.records.store.lastFor(`tg:${CHAT}`))!;
+    h.standIn.failNext("telegram", 1, 429, 1, 1);
+    await h.queue.enqueueDelivery(
+      stored.result.request_id,
+      { channel: "telegram", chatId: String(chat) },
+      "sw",
+    );
+    await atLeast(() => telegramTo(chat), 3, "the answer, the refused question, the question");
+    await untilIdle(h);
+    const sends = telegramTo(chat).map((s) => ({ text: String(s.body.text), refused: s.failedWith }));
+    expect(sends).toHaveLength(3);
+    expect(sends[0]!.text).toContain(stored.code);
+    expect(sends.slice(1)).toEqual([
+      { text: t("sw", "feedback_question"), refused: 429 },
+      { text: t("sw", "feedback_question"), refused: undefined },
+    ]);
+  }, 60_000);
 });
 
 describe("WhatsApp", () => {

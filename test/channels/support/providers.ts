@@ -25,14 +25,16 @@ export interface ProviderStandIn {
    */
   media: Map<string, Buffer>;
   /**
-   * Answers the next `count` sends of a provider with an HTTP error. A 429 names its wait as the provider
-   * does: Telegram's `parameters.retry_after`, a Retry-After header for Twilio and Africa's Talking.
+   * Answers the next `count` sends of a provider with an HTTP error, after letting `skip` through. A 429 names
+   * its wait as the provider does: Telegram's `parameters.retry_after`, a Retry-After header for Twilio and
+   * Africa's Talking.
    */
   failNext(
     provider: "twilio" | "telegram" | "africastalking",
     count: number,
     status?: number,
     retryAfterSeconds?: number,
+    skip?: number,
   ): void;
   /** Answers the next `count` downloads of one media item with an HTTP error (429 with Retry-After). */
   failMedia(name: string, count: number, status: number, retryAfterSeconds?: number): void;
@@ -65,7 +67,7 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 export async function startProviderStandIn(): Promise<ProviderStandIn> {
   const requests: Recorded[] = [];
   const media = new Map<string, Buffer>();
-  type Failure = { count: number; status: number; retryAfterSeconds: number };
+  type Failure = { count: number; status: number; retryAfterSeconds: number; skip?: number };
   const failing: Record<keyof typeof SEND_PATHS, Failure> = {
     twilio: { count: 0, status: 429, retryAfterSeconds: 1 },
     telegram: { count: 0, status: 429, retryAfterSeconds: 1 },
@@ -112,7 +114,9 @@ export async function startProviderStandIn(): Promise<ProviderStandIn> {
     requests.push(record);
     for (const provider of ["twilio", "telegram", "africastalking"] as const) {
       const failure = failing[provider];
-      if (SEND_PATHS[provider].test(url.pathname) && failure.count > 0) {
+      if (!SEND_PATHS[provider].test(url.pathname)) continue;
+      if (failure.skip) failure.skip -= 1;
+      else if (failure.count > 0) {
         failure.count -= 1;
         const { status, retryAfterSeconds } = failure;
         record.failedWith = status;
@@ -203,8 +207,8 @@ export async function startProviderStandIn(): Promise<ProviderStandIn> {
     baseUrl,
     requests,
     media,
-    failNext: (provider, count, status = 429, retryAfterSeconds = 1) => {
-      failing[provider] = { count, status, retryAfterSeconds };
+    failNext: (provider, count, status = 429, retryAfterSeconds = 1, skip = 0) => {
+      failing[provider] = { count, status, retryAfterSeconds, skip };
     },
     failMedia: (name, count, status, retryAfterSeconds = 1) => {
       failingMedia.set(name, { count, status, retryAfterSeconds });
