@@ -31,6 +31,8 @@ export interface AfricasTalkingAdapterDeps {
   config: AfricasTalkingConfig;
   /** AT_API_ROOT: Africa's Talking's API (its sandbox for the "sandbox" application), or a stand-in. */
   apiRoot: string;
+  /** A send abandoned after (PROVIDER_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
 /**
@@ -38,7 +40,11 @@ export interface AfricasTalkingAdapterDeps {
  * way to set the API host (its URLs are module constants, its requests go through a shared axios) nor a
  * timeout, and sending one SMS is one form POST.
  */
-export function createAfricasTalkingAdapter({ config, apiRoot }: AfricasTalkingAdapterDeps): Adapter {
+export function createAfricasTalkingAdapter({
+  config,
+  apiRoot,
+  timeoutMs = PROVIDER_TIMEOUT_MS,
+}: AfricasTalkingAdapterDeps): Adapter {
   const url = `${apiRoot.replace(/\/+$/, "")}/version1/messaging`;
   return {
     provider: AFRICAS_TALKING,
@@ -55,7 +61,7 @@ export function createAfricasTalkingAdapter({ config, apiRoot }: AfricasTalkingA
             message: reply.text,
             ...(config.senderId ? { from: config.senderId } : {}),
           }),
-          signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+          signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (error) {
         // Unreachable or too slow: a plain error, so the queue retries the job.

@@ -11,7 +11,7 @@ import {
   PermanentJobError,
   ProviderRateLimitError,
 } from "../core/types.js";
-import { CHAT_MESSAGE_CHARS, MAX_MEDIA_BYTES } from "../limits.js";
+import { CHAT_MESSAGE_CHARS, MAX_MEDIA_BYTES, PROVIDER_TIMEOUT_MS } from "../limits.js";
 import { TELEGRAM } from "./farmer.js";
 
 const TELEGRAM_CAPABILITIES: Capabilities = {
@@ -21,6 +21,9 @@ const TELEGRAM_CAPABILITIES: Capabilities = {
   media: true,
 };
 
+/** Telegraf types the signal as the abort-controller shim's; node-fetch, which it calls, takes Node's own. */
+type TelegrafSignal = NonNullable<NonNullable<Parameters<Telegram["callApi"]>[2]>["signal"]>;
+
 const keyboard = (rows: Button[][]): InlineKeyboardMarkup => ({
   inline_keyboard: rows.map((row) => row.map(({ text, data }) => ({ text, callback_data: data }))),
 });
@@ -29,16 +32,30 @@ export interface TelegramAdapterDeps {
   config: TelegramConfig;
   /** TELEGRAM_API_ROOT: a self-hosted Bot API server, or a stand-in. */
   apiRoot: string;
+  /** A call abandoned after (PROVIDER_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
-export function createTelegramAdapter({ config, apiRoot }: TelegramAdapterDeps): Adapter {
+export function createTelegramAdapter({
+  config,
+  apiRoot,
+  timeoutMs = PROVIDER_TIMEOUT_MS,
+}: TelegramAdapterDeps): Adapter {
   const telegram = new Telegram(config.botToken, { apiRoot });
+  // Telegraf's own methods wait up to 500 s for an answer (its client's fixed timeout) and take no signal; a
+  // stalled connection would hold the farmer's job, and every later message of theirs, that long.
+  const call: Telegram["callApi"] = (method, payload) =>
+    telegram.callApi(method, payload, {
+      signal: AbortSignal.timeout(timeoutMs) as unknown as TelegrafSignal,
+    });
   return {
     provider: TELEGRAM,
     capabilities: () => TELEGRAM_CAPABILITIES,
     async send(reply) {
       try {
-        await telegram.sendMessage(reply.to, reply.text, {
+        await call("sendMessage", {
+          chat_id: reply.to,
+          text: reply.text,
           parse_mode: "HTML",
           ...(reply.buttons ? { reply_markup: keyboard(reply.buttons) } : {}),
         });
@@ -48,7 +65,7 @@ export function createTelegramAdapter({ config, apiRoot }: TelegramAdapterDeps):
     },
     async showTyping(to) {
       try {
-        await telegram.sendChatAction(to, "typing");
+        await call("sendChatAction", { chat_id: to, action: "typing" });
       } catch (error) {
         throw classify(error);
       }
@@ -56,7 +73,7 @@ export function createTelegramAdapter({ config, apiRoot }: TelegramAdapterDeps):
     async fetchMedia(media) {
       let link: URL;
       try {
-        const file = await telegram.getFile(media.ref);
+        const file = await call("getFile", { file_id: media.ref });
         if ((file.file_size ?? 0) > MAX_MEDIA_BYTES) throw new MediaError("telegram file over the limit");
         link = await telegram.getFileLink(file);
       } catch (error) {
@@ -67,7 +84,7 @@ export function createTelegramAdapter({ config, apiRoot }: TelegramAdapterDeps):
       return downloadMedia(link.href, { label: "telegram file", provider: TELEGRAM });
     },
     async acknowledge(press) {
-      await telegram.answerCbQuery(press.id).catch(() => {
+      await call("answerCallbackQuery", { callback_query_id: press.id }).catch(() => {
         // Too late to acknowledge (queries expire): the press itself still goes through.
       });
     },

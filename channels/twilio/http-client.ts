@@ -13,8 +13,11 @@ type RequestOptions<T> = Parameters<InstanceType<typeof twilio.RequestClient>["r
  * errors drop the headers).
  */
 export class TwilioHttpClient extends twilio.RequestClient {
-  constructor(private readonly apiRoot: string) {
-    super({ timeout: PROVIDER_TIMEOUT_MS });
+  constructor(
+    private readonly apiRoot: string,
+    timeoutMs = PROVIDER_TIMEOUT_MS,
+  ) {
+    super({ timeout: timeoutMs });
   }
 
   override async request<TData>(opts: RequestOptions<TData>) {

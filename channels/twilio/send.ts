@@ -49,10 +49,14 @@ export interface TwilioAdapterDeps {
   config: TwilioConfig;
   /** TWILIO_API_ROOT: Twilio's API, or a stand-in; media on its host is fetched as Twilio's. */
   apiRoot: string;
+  /** An API call abandoned after (PROVIDER_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
-export function createTwilioAdapter({ config, apiRoot }: TwilioAdapterDeps): Adapter {
-  const api = twilio(config.accountSid, config.authToken, { httpClient: new TwilioHttpClient(apiRoot) });
+export function createTwilioAdapter({ config, apiRoot, timeoutMs }: TwilioAdapterDeps): Adapter {
+  const api = twilio(config.accountSid, config.authToken, {
+    httpClient: new TwilioHttpClient(apiRoot, timeoutMs),
+  });
   const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString("base64")}`;
   const apiOrigin = new URL(apiRoot).origin;
 
