@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { REDIS_COMMAND_TIMEOUT_MS } from "./limits.js";
 import { errorChain } from "./logger.js";
 
 /**
@@ -26,8 +27,8 @@ export function repeatingErrorLog(logger: Logger, msg: string, context: object =
 
 /**
  * The process's Redis client. `blocking`: BullMQ workers need commands that retry forever rather than fail
- * mid-wait. Connection problems are logged as JSON (see repeatingErrorLog), and the return of the
- * connection once.
+ * mid-wait; any other client's command fails after REDIS_COMMAND_TIMEOUT_MS. Connection problems are logged as
+ * JSON (see repeatingErrorLog), and the return of the connection once.
  */
 export function createRedis(
   url: string,
@@ -36,7 +37,7 @@ export function createRedis(
 ): Redis {
   const redis = new Redis(url, {
     connectionName: options.name,
-    ...(options.blocking ? { maxRetriesPerRequest: null } : {}),
+    ...(options.blocking ? { maxRetriesPerRequest: null } : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
   });
   const problem = repeatingErrorLog(logger, "redis unavailable, reconnecting", { redis: options.name });
   let down = false;
