@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { maxHeaderSize, type ServerResponse, STATUS_CODES } from "node:http";
+import { maxHeaderSize, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import type { FastifyBaseLogger, FastifyPluginAsync } from "fastify";
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
 
 /**
@@ -15,16 +15,25 @@ export interface ClientErrorOptions {
   idleTimeoutMs: number;
 }
 
-/** The request a connection is serving, so a timeout answers with (and logs) that request's id. */
-const inFlight = new WeakMap<Socket, { id: string; response: ServerResponse }>();
+/**
+ * The request a connection is serving, so a timeout answers with (and logs) that request's id, and with the
+ * rate limit headers its onRequest hook set (the spec wants them on every response).
+ */
+const inFlight = new WeakMap<Socket, { id: string; reply: FastifyReply }>();
+
+function rateLimitHeaders(reply: FastifyReply | undefined): string {
+  const headers = Object.entries(reply?.getHeaders() ?? {}).filter(([name]) => /^x-ratelimit-/i.test(name));
+  return headers.map(([name, value]) => `${name}: ${String(value)}\r\n`).join("");
+}
 
 function answer(socket: Socket, status: number, detail: string, requestId: string): void {
-  const response = inFlight.get(socket)?.response;
-  if (socket.writable && !response?.headersSent) {
+  const reply = inFlight.get(socket)?.reply;
+  if (socket.writable && !reply?.raw.headersSent) {
     const body = JSON.stringify({ detail, request_id: requestId });
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-ID: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-ID: ${requestId}\r\n${rateLimitHeaders(reply)}` +
+        `Connection: close\r\n\r\n${body}`,
       () => socket.destroy(),
     );
   } else socket.destroy();
@@ -63,7 +72,7 @@ const clientErrors: FastifyPluginAsync<ClientErrorOptions> = async (app, options
     const socket = request.raw.socket as Socket | undefined;
     // inject() has no real connection.
     if (!socket || typeof socket.setTimeout !== "function") return;
-    inFlight.set(socket, { id: request.id, response: reply.raw });
+    inFlight.set(socket, { id: request.id, reply });
     socket.setTimeout(options.idleTimeoutMs);
     // With a listener here Node leaves a half-received request's socket to us instead of destroying it.
     request.raw.once("timeout", () => {

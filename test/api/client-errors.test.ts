@@ -30,6 +30,12 @@ function expectErrorShape(res: { status: number; headers: Record<string, string>
   return body;
 }
 
+function expectRateLimitHeaders(res: { headers: Record<string, string> }) {
+  expect(res.headers["x-ratelimit-limit"]).toBe("30");
+  expect(Number(res.headers["x-ratelimit-remaining"])).toBeLessThan(30);
+  expect(Number(res.headers["x-ratelimit-reset"])).toBeGreaterThan(Date.now() / 1000);
+}
+
 function post(body: Buffer | string, contentType: string): Promise<Response> {
   return fetch(`http://127.0.0.1:${port}/diagnosis/`, {
     method: "POST",
@@ -89,6 +95,7 @@ describe("slow and silent clients", () => {
     expect(expectErrorShape(res).detail).toMatch(/did not arrive in full within 2 seconds/);
     expect(res.ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
     expect(res.ms).toBeLessThan(REQUEST_TIMEOUT_MS + 3_000);
+    expectRateLimitHeaders(res);
   });
 
   it("cuts a body that stops arriving at IDLE_TIMEOUT_MS, with 408 and the request's own id", async () => {
@@ -102,7 +109,8 @@ describe("slow and silent clients", () => {
     const body = expectErrorShape(res);
     expect(body.detail).toMatch(/stalled for 1.5 seconds/);
     expect(res.ms).toBeLessThan(REQUEST_TIMEOUT_MS);
-    // The rate limit headers of the request were never sent; its log lines carry the same id.
+    // The request was counted against its rate limit, and says so; its log lines carry the same id.
+    expectRateLimitHeaders(res);
     expect(log.lines().some((l) => l.includes(body.request_id) && l.includes('"statusCode":408'))).toBe(true);
   });
 });
