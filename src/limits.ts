@@ -69,11 +69,11 @@ export const UPLOAD_WAIT_MS = 10_000;
 export const WEBHOOK_REDIS_BUDGET_MS = 500;
 
 /**
- * How long the API's Redis commands may take before they fail: a Redis that holds the connection open but
- * stops answering (a stalled server, a half-open connection) would otherwise hold every request at its rate
- * limit; a failed command falls back to the per-instance limit like an unreachable Redis.
+ * How long a request waits on Redis for its rate limit: a Redis that holds the connection open but stops
+ * answering (a stalled server, a half-open connection) would otherwise hold every request there; past it, the
+ * request is limited per instance, as with an unreachable Redis.
  */
-export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
+export const RATE_LIMIT_REDIS_WAIT_MS = 1_000;
 
 /** Seconds a provider that honours Retry-After is asked to wait before delivering a webhook again. */
 export const REDELIVERY_SECONDS = 30;

@@ -1,6 +1,5 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { REDIS_COMMAND_TIMEOUT_MS } from "./limits.js";
 import { errorChain } from "./logger.js";
 
 /**
@@ -27,8 +26,8 @@ export function repeatingErrorLog(logger: Logger, msg: string, context: object =
 
 /**
  * The process's Redis client. `blocking`: BullMQ workers need commands that retry forever rather than fail
- * mid-wait; any other client's command fails after REDIS_COMMAND_TIMEOUT_MS. Connection problems are logged as
- * JSON (see repeatingErrorLog), and the return of the connection once.
+ * mid-wait. Connection problems are logged as JSON (see repeatingErrorLog), and the return of the
+ * connection once.
  */
 export function createRedis(
   url: string,
@@ -37,7 +36,7 @@ export function createRedis(
 ): Redis {
   const redis = new Redis(url, {
     connectionName: options.name,
-    ...(options.blocking ? { maxRetriesPerRequest: null } : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
+    ...(options.blocking ? { maxRetriesPerRequest: null } : {}),
   });
   const problem = repeatingErrorLog(logger, "redis unavailable, reconnecting", { redis: options.name });
   let down = false;

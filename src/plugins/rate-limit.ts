@@ -6,7 +6,9 @@ import {
   RateLimiterMemory,
   RateLimiterRedis,
   RateLimiterRes,
+  RLWrapperTimeouts,
 } from "rate-limiter-flexible";
+import { RATE_LIMIT_REDIS_WAIT_MS } from "../limits.js";
 import { createOutageLedger } from "./rate-limit-outage.js";
 import { createResetMemo } from "./rate-limit-reset.js";
 
@@ -65,7 +67,11 @@ const rateLimit: FastifyPluginAsync<RateLimitOptions> = async (app, opts) => {
               insuranceLimiter: outage.insurance(common, () => shared!),
             })
           : undefined;
-      limiter = shared ?? new RateLimiterMemory(common);
+      // A Redis that keeps the connection but stops answering raises no error: past the wait, the request is
+      // counted by the same per-instance insurance (the wrapper takes the Redis limiter's).
+      limiter = shared
+        ? new RLWrapperTimeouts({ limiter: shared, timeoutMs: RATE_LIMIT_REDIS_WAIT_MS })
+        : new RateLimiterMemory(common);
       limiters.set(id, limiter);
     }
     return limiter;
