@@ -80,6 +80,8 @@ export const REDELIVERY_SECONDS = 30;
 
 /** Messages of a provider that never delivers again (Africa's Talking SMS) kept in memory while Redis is down. */
 export const OUTBOX_MAX_MESSAGES = 10_000;
+/** How often the outbox tries Redis again while it holds messages (besides at once when Redis reconnects). */
+export const OUTBOX_RETRY_MS = 5_000;
 
 /** Checking for timed-out requests this often keeps a cut within a second of its limit (Node's default: 30 s). */
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;

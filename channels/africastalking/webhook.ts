@@ -149,11 +149,13 @@ export const africasTalkingWebhook: FastifyPluginAsyncTypebox<AfricasTalkingWebh
       try {
         await options.enqueue(message);
       } catch (error) {
-        if (!(error instanceof ChannelsUnavailableError)) throw error;
-        if (!options.outbox.keep(message)) {
+        // Africa's Talking never delivers an SMS callback again: whatever kept Redis from taking it (down, too
+        // slow, a refused write during a failover), the message waits in the outbox rather than being lost.
+        const reason = (error as Error).message;
+        if (!options.outbox.keep(message, reason)) {
           request.log.error(
-            { reason: error.message },
-            "africastalking sms lost: Redis is down and the outbox is full",
+            { reason },
+            "africastalking sms lost: Redis did not take it and the outbox is full",
           );
           return reply.code(503).send({ detail: "Temporarily unavailable", request_id: request.id });
         }

@@ -1,7 +1,10 @@
 import Fastify from "fastify";
+import { ReplyError } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { africasTalkingWebhook } from "../../channels/africastalking/webhook.js";
+import { createOutbox } from "../../channels/core/outbox.js";
 import { gsm7Letters, ussdFits } from "../../channels/core/render/ussd.js";
+import type { InboundMessage } from "../../channels/core/types.js";
 import type { StoredResult } from "../../src/results/types.js";
 import { isGsm7 } from "../../src/text/sms-segments.js";
 import { counting, loadCore } from "./support/core.js";
@@ -299,6 +302,49 @@ describe("SMS commands", () => {
     expect(h.standIn.sends("africastalking")).toHaveLength(sends + 1);
     expect(await h.queue.queue.getJobState("africastalking_ATXid_replayed_1")).toBe("completed");
   });
+});
+
+describe("an SMS Redis would not take", () => {
+  it("is answered 200, kept, and queued on the outbox's next try, with no reconnect to wait for", async () => {
+    const app = Fastify({ logger: false });
+    const queued: InboundMessage[] = [];
+    let refusals = 1;
+    let landed: () => void = () => {};
+    const done = new Promise<void>((resolve) => {
+      landed = resolve;
+    });
+    // A failover: the connection stays up while the old primary refuses writes, once.
+    const enqueue = async (message: InboundMessage) => {
+      if (refusals-- > 0) throw new ReplyError("READONLY You can't write against a read only replica.");
+      queued.push(message);
+      landed();
+    };
+    const outbox = createOutbox({ redis: h.redis, enqueue, logger: app.log });
+    await app.register(africasTalkingWebhook, {
+      webhookToken: TOKEN,
+      allowedIps: [],
+      enqueue,
+      outbox,
+      gate: (work) => work(),
+      ussd: { store: h.store, languages: h.languages, texts: (_l, key) => key, knowledge: core.knowledge },
+    });
+    const res = await app.inject({
+      method: "POST",
+      url: `/channels/africastalking/${TOKEN}/sms`,
+      ...form({
+        from: FARMER,
+        to: "21525",
+        text: "HELP",
+        date: "2026-11-23 10:00:00",
+        id: "ATXid_readonly_1",
+      }),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(outbox.size).toBe(1);
+    await done;
+    expect(queued.map((m) => m.messageId)).toEqual(["ATXid_readonly_1"]);
+    await app.close();
+  }, 15_000);
 });
 
 describe("webhook protection", () => {
