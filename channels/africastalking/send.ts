@@ -50,6 +50,9 @@ export function createAfricasTalkingAdapter({
     provider: AFRICAS_TALKING,
     capabilities: () => CAPABILITIES,
     async send(reply) {
+      // A reply goes out from the short code the farmer wrote to, so that they can answer it (a code's "2");
+      // what we start (a routed result) from the configured sender.
+      const from = reply.from ?? config.senderId;
       let response: Response;
       try {
         response = await fetch(url, {
@@ -59,7 +62,7 @@ export function createAfricasTalkingAdapter({
             username: config.username,
             to: reply.to,
             message: reply.text,
-            ...(config.senderId ? { from: config.senderId } : {}),
+            ...(from ? { from } : {}),
           }),
           signal: AbortSignal.timeout(timeoutMs),
         });

@@ -68,7 +68,12 @@ async function sms(text: string, from = FARMER) {
   expect(res.statusCode).toBe(200);
   const reply = (await h.standIn.waitForSends("africastalking", sends + 1)).at(-1)!;
   expect(reply.headers.apikey).toBe(TEST_CONFIG.africasTalking.apiKey);
-  expect(reply.body).toMatchObject({ username: TEST_CONFIG.africasTalking.username, to: from });
+  // From the short code the farmer wrote to (the callback's `to`), so that they can answer it.
+  expect(reply.body).toMatchObject({
+    username: TEST_CONFIG.africasTalking.username,
+    to: from,
+    from: "21525",
+  });
   return String(reply.body.message);
 }
 

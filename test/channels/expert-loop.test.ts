@@ -4,6 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeAction } from "../../channels/core/actions.js";
+import { inboundJobId } from "../../channels/core/queue.js";
 import { FARMER_REPLIES } from "../../channels/limits.js";
 import { fieldPhotos, findUnsurePhoto } from "../e2e/unsure-photos.js";
 import { loadCore } from "./support/core.js";
@@ -235,4 +236,36 @@ describe("WhatsApp", () => {
     expect(refused.body.Body).toBe(t("sw", "consent_refused"));
     expect((await h.records.consent.get(FARMER))?.status).toBe("refused");
   }, 120_000);
+
+  it("a last try that fails after the answer went out does not ask the farmer to send the photo again", async () => {
+    const farmer = "+254733990006";
+    const message = {
+      provider: "twilio",
+      channel: "whatsapp",
+      messageId: `MM${"6".repeat(32)}`,
+      from: farmer,
+      to: TEST_CONFIG.twilio.whatsappFrom,
+      owner: farmer,
+      phone: farmer,
+      media: { ref: `${h.standIn.baseUrl}/media/diagnosed.jpg`, contentType: "image/jpeg" },
+      receivedAt: new Date().toISOString(),
+    };
+    // The answer goes through, Twilio fails the question after it, and this was the only try.
+    h.standIn.failNext("twilio", 1, 500, 1, 1);
+    await h.queue.queue.add(
+      "inbound",
+      { kind: "inbound", message },
+      { jobId: inboundJobId(message), attempts: 1 },
+    );
+    await until(
+      async () => (await h.queue.queue.getJobState(inboundJobId(message))) === "failed",
+      "the job failing",
+      30_000,
+    );
+    const stored = (await h.records.store.lastFor(farmer))!;
+    const sends = whatsappTo(farmer).map((s) => ({ text: String(s.body.Body), refused: s.failedWith }));
+    expect(sends).toHaveLength(2);
+    expect(sends[0]!.text).toContain(stored.code);
+    expect(sends[1]).toEqual({ text: t("sw", "feedback_ask", { yes: "1", no: "2" }), refused: 500 });
+  }, 60_000);
 });
