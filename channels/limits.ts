@@ -36,6 +36,13 @@ export const JOB_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** A job whose turn has not come (an earlier message of the farmer still open) looks again this often. */
 export const TURN_RECHECK_MS = 1_000;
 
+/**
+ * A job whose predecessor was chained but never reached the queue waits for it this long after its own arrival:
+ * two messages of a farmer queued together can land in either order, and a webhook answered 503 after chaining
+ * its message is delivered again (Telegram after 30 s). Past it the predecessor is taken as lost.
+ */
+export const TURN_MISSING_WAIT_MS = 60_000;
+
 /** The largest photo fetched from a provider: the core refuses larger images anyway. */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
 
@@ -100,6 +107,11 @@ export function channelLimitsTable(): string {
       `waiting ${RETRY_DELAYS_MS.map(seconds).join(", ")} between them`,
     ],
     ["a farmer's next job", `every ${seconds(TURN_RECHECK_MS)}`, "looks whether its turn came (else woken)"],
+    [
+      "a farmer's job whose predecessor is not queued",
+      seconds(TURN_MISSING_WAIT_MS),
+      "waits for it this long (a webhook delivered again), then runs",
+    ],
     ["photo", `${MAX_MEDIA_BYTES / 1024 / 1024} MB`, "the largest downloaded"],
     ["provider call", `${seconds(PROVIDER_TIMEOUT_MS)}`, "a download or an API call abandoned after"],
     [

@@ -34,6 +34,10 @@ export interface Turns {
   wait(after: string, jobId: string): Promise<void>;
   /** The job waiting for `jobId`, if one registered. */
   waiter(jobId: string): Promise<string | undefined>;
+  /** `jobId` completed: its followers may run even after the queue has removed it. */
+  finish(jobId: string): Promise<void>;
+  /** Whether `jobId` completed (recorded for COMPLETED_JOB_TTL_S). */
+  finished(jobId: string): Promise<boolean>;
 }
 
 // One round trip and atomic, so two webhooks of one farmer arriving together still form one chain.
@@ -105,6 +109,12 @@ export function createTurns(redis: Redis, keyPrefix: string): Turns {
     },
     async waiter(jobId) {
       return (await redis.get(key("waiter", jobId))) ?? undefined;
+    },
+    async finish(jobId) {
+      await redis.set(key("done", jobId), "1", "EX", COMPLETED_JOB_TTL_S);
+    },
+    async finished(jobId) {
+      return (await redis.exists(key("done", jobId))) === 1;
     },
   };
 }

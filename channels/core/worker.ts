@@ -2,7 +2,7 @@ import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "
 import type { Redis } from "ioredis";
 import { errorChain } from "../../src/logger.js";
 import { repeatingErrorLog } from "../../src/redis.js";
-import { JOB_ATTEMPTS, RETRY_DELAYS_MS, TURN_RECHECK_MS } from "../limits.js";
+import { JOB_ATTEMPTS, RETRY_DELAYS_MS, TURN_MISSING_WAIT_MS, TURN_RECHECK_MS } from "../limits.js";
 import { handleDelivery } from "./delivery.js";
 import type { HandlerDeps } from "./deps.js";
 import { handleInbound, type SaveJob, tellAboutFailure } from "./inbound.js";
@@ -30,10 +30,12 @@ export interface WorkerDeps extends HandlerDeps {
   /** How long a job's lock lives without renewal: a crashed worker's jobs are taken over after it. */
   lockDuration?: number;
   stalledInterval?: number;
+  /** How long a job waits for a chained predecessor that is not in the queue (TURN_MISSING_WAIT_MS). */
+  missingWaitMs?: number;
 }
 
-/** A job whose predecessor is finished for good (or gone) may run. */
-const FINISHED = new Set(["completed", "failed", "unknown"]);
+/** A job whose predecessor is finished for good may run. */
+const FINISHED = new Set(["completed", "failed"]);
 
 /** The wait before attempt `attemptsMade + 1` (limits.ts RETRY_DELAYS_MS). */
 function retryDelay(attemptsMade: number): number {
@@ -49,6 +51,7 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
     concurrency = 4,
     lockDuration = 30_000,
     stalledInterval,
+    missingWaitMs = TURN_MISSING_WAIT_MS,
     logger,
   } = deps;
 
@@ -66,9 +69,24 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
     if (!after) return true;
     // Registered before looking, so a predecessor ending in between still wakes this job.
     await turns.wait(after, job.id!);
-    if (FINISHED.has(await queue.getJobState(after))) return true;
+    if (await predecessorDone(job, after)) return true;
     await job.moveToDelayed(Date.now() + TURN_RECHECK_MS, token);
     return false;
+  }
+
+  async function predecessorDone(job: Job<ChannelJob>, after: string): Promise<boolean> {
+    const state = await queue.getJobState(after);
+    if (FINISHED.has(state)) return true;
+    if (state !== "unknown") return false;
+    // Not in the queue: completed and removed since, or chained by a webhook whose job has not landed yet
+    // (or never will: a webhook answered 503 that its provider does not deliver again).
+    if (await turns.finished(after)) return true;
+    if (Date.now() - job.timestamp < missingWaitMs) return false;
+    logger.warn(
+      { jobId: job.id, after },
+      "the job before this one never reached the queue; running without it",
+    );
+    return true;
   }
 
   /** The job waiting for this one (its farmer's next message) runs now instead of at its next look. */
@@ -103,6 +121,7 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
       const started = performance.now();
       try {
         await process(job);
+        await turns.finish(job.id!);
         logger.info(
           { jobId: job.id, kind: job.data.kind, ms: Math.round(performance.now() - started) },
           "job done",

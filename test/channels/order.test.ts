@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retryAllFailed, retryFailed } from "../../channels/core/failed-jobs.js";
 import { inboundJobId } from "../../channels/core/queue.js";
 import { createTexts } from "../../channels/core/render/texts.js";
+import type { InboundMessage } from "../../channels/core/types.js";
 import { RECEIVED_NOTICE_AFTER_MS } from "../../channels/limits.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { TelegramFarmer, TwilioFarmer } from "./support/conversation.js";
@@ -179,6 +180,55 @@ describe("a farmer is never left in silence", () => {
       [40, "job attempt failed, will retry"],
       [50, "job failed for good, kept for npm run jobs"],
     ]);
+  }, 30_000);
+});
+
+describe("a message chained ahead of another that reaches the queue late", () => {
+  // Its webhook chained it and stalled (or answered 503 and is delivered again) before the queue took it.
+  const chained = (chat: number, id: string): InboundMessage => ({
+    provider: "telegram",
+    channel: "telegram",
+    messageId: id,
+    from: String(chat),
+    owner: `tg:${chat}`,
+    to: "bot",
+    text: "aide",
+    languageHint: "fr",
+    receivedAt: new Date().toISOString(),
+  });
+
+  it("is waited for: the farmer hears the answers in the order they wrote", async () => {
+    const chat = 880_040;
+    const amina = telegramFarmer(chat);
+    const first = chained(chat, "880040001");
+    await h.queue.turns.claim(first.owner, inboundJobId(first));
+    h.standIn.media.set("after-the-late-one", Buffer.from("jpeg"));
+    await amina.photo("after-the-late-one", "a leaf");
+    const second = amina.lastJobId();
+    await until(async () => (await h.queue.queue.getJobState(second)) === "delayed", "the photo waiting");
+    expect(amina.replies()).toHaveLength(0);
+
+    await h.queue.queue.add(
+      "inbound",
+      { kind: "inbound", message: first, conversation: first.owner },
+      { jobId: inboundJobId(first) },
+    );
+    await amina.reply(/Code du résultat/, 30_000);
+    const [help, answer] = amina.replies().map((r) => r.text);
+    expect(help).toBe(texts("fr", "help"));
+    expect(answer).toMatch(/Code du résultat/);
+  }, 30_000);
+
+  it("is given up after the worker's wait when it never comes, and the farmer is answered", async () => {
+    const worker = h.startWorker({ concurrency: 1, missingWaitMs: 500 });
+    const chat = 880_041;
+    const amina = telegramFarmer(chat);
+    const lost = chained(chat, "880041001");
+    await h.queue.turns.claim(lost.owner, inboundJobId(lost));
+    await amina.text("aide");
+    await amina.reply(/^Envoyez une photo nette/, 30_000);
+    expect(h.logs.join("\n")).toContain("the job before this one never reached the queue");
+    await worker.close();
   }, 30_000);
 });
 

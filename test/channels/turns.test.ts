@@ -79,3 +79,14 @@ describe("a farmer's chain of jobs", () => {
     ]);
   });
 });
+
+describe("a completed job", () => {
+  it("is known as finished after the queue has removed it; a job never finished is not", async () => {
+    const { id } = await chain("a", "b");
+    expect(await turns.finished(id("a"))).toBe(false);
+    await turns.finish(id("a"));
+    expect(await turns.finished(id("a"))).toBe(true);
+    expect(await turns.finished(id("b"))).toBe(false);
+    expect(await redis.ttl(`${prefix}:turn:done:${id("a")}`)).toBeGreaterThan(0);
+  });
+});
