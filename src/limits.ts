@@ -160,6 +160,14 @@ export const ANSWER_MAX_CHARS = { diagnosis: 200, advice: 1200 } as const;
 
 /** Staff sessions end after this long without a request. */
 export const SESSION_IDLE_SECONDS = 8 * 3600;
+/**
+ * A visitor who is not signed in has a session only for the sign-in form's CSRF secret: it lasts this long,
+ * and without Redis such sessions are kept apart from staff sessions, so that anyone opening the sign-in page
+ * many times can neither sign staff out nor fill Redis for a working day.
+ */
+export const ANONYMOUS_SESSION_SECONDS = 3600;
+/** Sessions kept in memory when the service runs without Redis, each kind (staff, not signed in). */
+export const MEMORY_SESSIONS = 10_000;
 /** Failed sign-ins allowed per address and per user name in SIGN_IN_WINDOW_SECONDS. */
 export const SIGN_IN_ATTEMPTS = { perIp: 20, perUser: 5 } as const;
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;

@@ -302,6 +302,9 @@ describe("signing in and out", () => {
     expect(page.headers["x-ratelimit-limit"]).toBeUndefined();
     const signIn = await v.post("/console/sign-in", { username: "amina", password: PASSWORD });
     expect(signIn.headers["x-ratelimit-limit"]).toBeDefined();
+    // The sign-in page starts a session for its form: it is counted too.
+    const form = await new Visitor(t.app).get("/console/sign-in");
+    expect(form.headers["x-ratelimit-limit"]).toBeDefined();
   });
 
   it("never logs or stores a password in clear", async () => {

@@ -59,6 +59,8 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
   app.get(
     `${CONSOLE_PREFIX}/sign-in`,
     {
+      // Each visit without a session starts one (the form's CSRF secret): counted like the API's other pages.
+      config: { rateLimit: "other" },
       schema: {
         hide: true,
         querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }),
