@@ -223,6 +223,29 @@ describe("signing in and out", () => {
     expect(locked.body).toMatch(/Too many attempts/);
   });
 
+  it("counts guesses sent side by side before checking any of them", async () => {
+    await t.addStaff("chausiku", PASSWORD);
+    const v = new Visitor(t.app);
+    await v.get("/console/sign-in");
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => v.signIn("chausiku", `parallel guess ${i}`)),
+    );
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+  });
+
+  it("does not count a successful sign-in as a failure", async () => {
+    await t.addStaff("dalila", PASSWORD);
+    const v = new Visitor(t.app);
+    for (let i = 0; i < 4; i++) await v.signIn("dalila", `guess ${i} of a password`);
+    expect((await v.signIn("dalila", PASSWORD)).statusCode).toBe(303);
+    // Four failures and a success: one failure still allowed before the pause.
+    const fresh = new Visitor(t.app);
+    expect((await fresh.signIn("dalila", "one more wrong guess")).statusCode).toBe(401);
+    expect((await fresh.signIn("dalila", PASSWORD)).statusCode).toBe(429);
+  });
+
   it("ends the session on sign-out: the old cookie opens nothing", async () => {
     const v = new Visitor(t.app);
     await v.signIn("amina", PASSWORD);

@@ -31,7 +31,9 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
   deps,
 ) => {
   // Failed sign-ins are counted per address and per user name (Redis when shared): guessing is slowed
-  // whichever one an attacker varies. A success does not reset them: the window simply runs out.
+  // whichever one an attacker varies. Each attempt is charged before its password is checked and refunded if
+  // it succeeds, so that attempts sent side by side cannot all pass the check before any failure is counted. A
+  // success does not reset the earlier failures: the window simply runs out.
   const limiter = (points: number, name: string): RateLimiterAbstract => {
     const common = {
       points,
@@ -83,10 +85,12 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
     async (request, reply) => {
       const username = request.body.username.trim().toLowerCase();
       const next = safeNext(request.body.next);
-      const blocked = await Promise.all([perIp.get(request.ip), perUser.get(username)]);
-      const over = blocked.find(
-        (r, i) => r && r.consumedPoints >= [SIGN_IN_ATTEMPTS.perIp, SIGN_IN_ATTEMPTS.perUser][i]!,
-      );
+      const refund = () => Promise.all([perIp.reward(request.ip), perUser.reward(username)]);
+      const charged = await Promise.allSettled([perIp.consume(request.ip), perUser.consume(username)]);
+      const over = charged.flatMap((c) => (c.status === "rejected" ? [c.reason] : []))[0];
+      // A refused consume still counted: an attempt refused unchecked costs nothing, as it tried nothing.
+      if (over !== undefined) await refund();
+      if (over !== undefined && !(over instanceof RateLimiterRes)) throw over;
       const ctx = await app.pageContext(request, reply);
       if (over) {
         request.log.warn({ username }, "sign-in refused: too many failed attempts");
@@ -97,12 +101,10 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
       const ok =
         (await checkPassword(account?.passwordHash, request.body.password)) && account && !account.disabled;
       if (!ok || !account) {
-        await Promise.all([perIp.penalty(request.ip), perUser.penalty(username)]).catch((e: unknown) => {
-          if (!(e instanceof RateLimiterRes)) throw e;
-        });
         request.log.info({ username }, "sign-in failed");
         return sendPage(reply, SignInPage({ ctx, next, error: ctx.t("sign_in.failed") }), 401);
       }
+      await refund();
       // A fresh session id on sign-in: an id planted before it (session fixation) is worth nothing after.
       const lang = request.session.get("lang");
       await request.session.regenerate();
