@@ -23,9 +23,11 @@ async function consentOf(
   stored: StoredResult,
   records: Records,
 ): Promise<LabelledExample["consent"] | undefined> {
+  const record = stored.owner ? await records.consent.get(stored.owner) : undefined;
+  // A farmer's refusal stands, whatever a staff member ticked for one photo since.
+  if (record?.status === "refused") return undefined;
   if (stored.consent) return stored.consent;
   if (!stored.owner || stored.source === "api" || stored.source === "console") return undefined;
-  const record = await records.consent.get(stored.owner);
   return record?.status === "informed" ? { basis: "informed_no_objection", at: record.at } : undefined;
 }
 

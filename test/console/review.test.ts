@@ -134,6 +134,27 @@ describe("the review queue", () => {
     expect(counts.get(week)?.get("KE\ttomato__early_blight")).toBe(1);
   });
 
+  it("keeps no photo of a farmer who refused, even when staff ticked 'the farmer agrees' for it", async () => {
+    await records.consent.set("+254700000555", "refused");
+    const onThePhone = await records.record(unsure(), {
+      language: "en",
+      source: "console",
+      owner: "+254700000555",
+      photo: await photo(),
+      consent: { basis: "staff_recorded", at: new Date().toISOString() },
+    });
+    const id = onThePhone.result.request_id;
+    await records.reviews.claim(id, "amina");
+    const outcome = await answerCase({ records, isHealthy }, id, {
+      kind: "corrected",
+      classId: "tomato__early_blight",
+      officer: "amina",
+      at: new Date().toISOString(),
+    });
+    expect(outcome).toMatchObject({ status: "done", kept: false });
+    expect((await records.examples.list()).map((e) => e.id)).not.toContain(id);
+  });
+
   it("exports the kept photos in the shared datasets' layout", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "export-"));
     dirs.push(dir);
