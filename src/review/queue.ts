@@ -40,7 +40,7 @@ interface CaseIndex {
   ids(limit: number): Promise<string[]>;
   count(): Promise<number>;
   holder(id: string): Promise<string | undefined>;
-  /** Claims when free or already the officer's; renews either way. */
+  /** Claims an open case when free or already the officer's (renews either way); "" when it is not open. */
   take(id: string, officer: string): Promise<string>;
   drop(id: string, officer: string): Promise<void>;
   /** Atomically: if the officer holds the claim, release it and dequeue the case. */
@@ -97,7 +97,7 @@ export function createReviewQueue(
       if (!stored?.review || stored.review.decision || !(await index.isOpen(requestId)))
         return { ok: false, by: null };
       const holder = await index.take(requestId, officer);
-      return holder === officer ? { ok: true } : { ok: false, by: holder };
+      return holder === officer ? { ok: true } : { ok: false, by: holder || null };
     },
     release: (requestId, officer) => index.drop(requestId, officer),
     async decide(requestId, decision) {
@@ -110,12 +110,15 @@ export function createReviewQueue(
   };
 }
 
-// Compares and deletes in one step, so an officer whose claim lapsed (and was taken) cannot answer too.
-const FINISH = `if redis.call('get', KEYS[1]) == ARGV[1] then
+// Compares and deletes in one step, so an officer whose claim lapsed (and was taken) cannot answer too, nor
+// one holding a claim on a case answered meanwhile.
+const FINISH = `if redis.call('get', KEYS[1]) == ARGV[1] and redis.call('zscore', KEYS[2], ARGV[2]) then
   redis.call('del', KEYS[1]); redis.call('zrem', KEYS[2], ARGV[2]); return 1
 end
 return 0`;
-const TAKE = `local holder = redis.call('get', KEYS[1])
+// Claims only an open case: the case may be answered between claim()'s look and this step.
+const TAKE = `if not redis.call('zscore', KEYS[2], ARGV[3]) then return '' end
+local holder = redis.call('get', KEYS[1])
 if (not holder) or holder == ARGV[1] then
   redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]); return ARGV[1]
 end
@@ -130,7 +133,8 @@ function redisIndex(redis: Redis, keys: Keys, claimSeconds: number): CaseIndex {
     ids: (limit) => redis.zrange(keys.open, "0", String(limit - 1)),
     count: () => redis.zcard(keys.open),
     holder: async (id) => (await redis.get(keys.claim(id))) ?? undefined,
-    take: async (id, officer) => String(await redis.eval(TAKE, 1, keys.claim(id), officer, claimSeconds)),
+    take: async (id, officer) =>
+      String(await redis.eval(TAKE, 2, keys.claim(id), keys.open, officer, claimSeconds, id)),
     async drop(id, officer) {
       await redis.eval(DROP, 1, keys.claim(id), officer);
     },
@@ -162,6 +166,7 @@ function memoryIndex(claimSeconds: number): CaseIndex {
     count: async () => open.size,
     holder: async (id) => holder(id),
     async take(id, officer) {
+      if (!open.has(id)) return "";
       const current = holder(id);
       if (current && current !== officer) return current;
       claims.set(id, { officer, expires: Date.now() + claimSeconds * 1000 });
@@ -171,7 +176,7 @@ function memoryIndex(claimSeconds: number): CaseIndex {
       if (holder(id) === officer) claims.delete(id);
     },
     async finish(id, officer) {
-      if (holder(id) !== officer) return false;
+      if (holder(id) !== officer || !open.has(id)) return false;
       claims.delete(id);
       open.delete(id);
       return true;

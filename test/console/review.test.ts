@@ -92,6 +92,26 @@ describe("the review queue", () => {
     expect(late.status).toBe("not_claimed");
   });
 
+  it("lets no second officer answer a case already answered, whatever claim they hold", async () => {
+    const stored = await records.record(unsure(), { language: "sw", source: "telegram", owner: "tg:5" });
+    const id = stored.result.request_id;
+    expect(await records.reviews.claim(id, "amina")).toEqual({ ok: true });
+    const answer = (officer: string) =>
+      answerCase({ records, isHealthy }, id, {
+        kind: "answered",
+        diagnosis: `${officer}'s answer`,
+        advice: "y",
+        officer,
+        at: new Date().toISOString(),
+      });
+    expect((await answer("amina")).status).toBe("done");
+    // Baraka's claim landed as Amina's answer closed the case (his look at the case came just before it).
+    await redis.set(`${prefix}review:claim:${id}`, "baraka");
+    expect((await answer("baraka")).status).toBe("not_claimed");
+    const decision = (await records.store.get(id))?.review?.decision;
+    expect(decision).toMatchObject({ officer: "amina", diagnosis: "amina's answer" });
+  });
+
   it("records a correction: leaves the queue, moves the outbreak count, keeps the photo only with consent", async () => {
     await records.consent.inform("tg:3");
     const agreed = await records.record(unsure(), {
