@@ -20,6 +20,8 @@ const SOURCES = ["src", "channels"];
 export const DIST_DIR = path.join(ROOT_DIR, "dist");
 /** In dist/: the stamp of the sources it was built from. */
 export const STAMP = ".sources.sha256";
+/** In dist/: src/threadpool.ts as CommonJS, for `node --require`. */
+export const PRELOAD = "threadpool.cjs";
 
 const isTypeScript = (file: string) => /\.tsx?$/.test(file);
 
@@ -56,6 +58,18 @@ export async function buildDist(): Promise<void> {
       outdir: staging,
       outbase: ".",
       format: "esm",
+      platform: "node",
+      target: "node20",
+      logLevel: "warning",
+    });
+    // The thread pool's size, preloaded as CommonJS (`node --require`): it must run before the ES module
+    // loader, which starts the pool.
+    await build({
+      absWorkingDir: ROOT_DIR,
+      entryPoints: ["src/threadpool.ts"],
+      outfile: path.join(staging, PRELOAD),
+      bundle: true,
+      format: "cjs",
       platform: "node",
       target: "node20",
       logLevel: "warning",

@@ -20,6 +20,9 @@ export interface Limit {
 /** The cores this process may use: the capacity defaults here and the thread counts (src/threads.ts) follow it. */
 export const CORES = availableParallelism();
 
+/** libuv's pool runs the photo decodes; it must hold as many as there are photos in flight (its default is 4). */
+export const THREADPOOL_SIZE = Math.max(4, 2 * CORES);
+
 export const LIMITS = {
   requestTimeoutMs: {
     env: "REQUEST_TIMEOUT_MS",

@@ -1,5 +1,3 @@
-// First: sizes libuv's thread pool before anything starts it.
-import "./threadpool.js";
 import closeWithGrace from "close-with-grace";
 import type { Redis } from "ioredis";
 import channelsPlugin from "../channels/core/plugin.js";

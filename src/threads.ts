@@ -9,9 +9,6 @@ import { CORES } from "./limits.js";
  */
 export const DEFAULT_INFERENCE_THREADS = Math.max(1, Math.floor(CORES / 2));
 
-/** libuv's pool runs the decodes; it must hold as many as there are photos in flight (its default is 4). */
-export const THREADPOOL_SIZE = Math.max(4, 2 * CORES);
-
 /**
  * sharp for a service that sees every photo once: libvips's operation cache (by default up to 50 MB of
  * decoded images, kept for a repeat that never comes) is off, and one thread per image.

@@ -1,6 +1,4 @@
 // `npm run worker`: runs channel jobs (photos in, replies out), apart from the API so each scales alone.
-// First: sizes libuv's thread pool before anything starts it.
-import "../../src/threadpool.js";
 import { readConfigOrExit, redisNamespaces } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";

@@ -1,13 +1,19 @@
 // deploy/k8s validated offline: each object against the Kubernetes API schema that ships in the npm package
 // kubernetes-models (no schema is downloaded), then the links between them that no schema sees (selectors,
 // probe ports, autoscaler targets, the variables the service reads).
-import { readdir, readFile, stat } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import dockerignoreModule from "@balena/dockerignore";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
-import { filesUnder } from "../../scripts/build.js";
+import { buildDist, DIST_DIR, filesUnder, PRELOAD } from "../../scripts/build.js";
 import { ROOT_DIR } from "../../src/config.js";
+import { THREADPOOL_SIZE } from "../../src/limits.js";
+
+const run = promisify(execFile);
 
 // The package is CommonJS (module.exports is the factory) but its types declare an ES default export.
 const dockerignore = dockerignoreModule as unknown as typeof dockerignoreModule.default;
@@ -168,7 +174,34 @@ describe("the API's command", () => {
     expect(`exec ${cmd.join(" ")}`).toBe(scripts.start);
     const compose = parseYaml(await readFile(path.join(ROOT_DIR, "deploy/compose.yaml"), "utf8")) as Manifest;
     expect(`exec ${compose.services.api.command.join(" ")}`).toBe(scripts.start);
+    expect(`exec ${compose.services.worker.command.join(" ")}`).toBe(scripts.worker);
   });
+
+  it("sizes libuv's pool in a CommonJS preload, which runs before the ES module loader starts the pool", async () => {
+    const scripts = await npmScripts();
+    for (const command of [scripts.start!, scripts.worker!])
+      expect(command).toMatch(new RegExp(`^exec node --require \\./dist/${PRELOAD.replace(".", "\\.")} `));
+    await buildDist();
+    const dir = await mkdtemp(path.join(tmpdir(), "preload-"));
+    try {
+      // An ES module entry, as the service's are: what the pool was given when the loader started it.
+      const entry = path.join(dir, "entry.mjs");
+      await writeFile(entry, "console.log(process.env.UV_THREADPOOL_SIZE);\n");
+      const env = { ...process.env };
+      delete env.UV_THREADPOOL_SIZE;
+      const { stdout } = await run(process.execPath, ["--require", path.join(DIST_DIR, PRELOAD), entry], {
+        env,
+      });
+      expect(stdout.trim()).toBe(String(THREADPOOL_SIZE));
+      // An operator's own value wins.
+      const own = await run(process.execPath, ["--require", path.join(DIST_DIR, PRELOAD), entry], {
+        env: { ...env, UV_THREADPOOL_SIZE: "7" },
+      });
+      expect(own.stdout.trim()).toBe("7");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe("the image's build context (.dockerignore)", () => {
