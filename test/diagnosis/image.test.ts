@@ -175,6 +175,18 @@ describe("decoding", () => {
   });
 });
 
+describe.skipIf(SKIP_HEIC)("an elongated HEIC", () => {
+  it("is refused from its header, before libheif decodes it", async () => {
+    const strip = await toHeic(
+      await sharp({ create: { width: 2560, height: 96, channels: 3, background: "#3a7d2a" } })
+        .jpeg()
+        .toBuffer(),
+    );
+    await expect(decodeHeif(strip)).rejects.toMatchObject({ code: "unsupported_format" });
+    expect(await imageErrorCode(strip)).toBe("unsupported_format");
+  });
+});
+
 describe.skipIf(SKIP_HEIC)("HEIC thumbnails", () => {
   it("decodes a phone-style thumbnail instead of the full image, and keeps the photo's size", async () => {
     const stored = await toHeic(await leafJpeg(1200, 900), { thumbnail: 320 });

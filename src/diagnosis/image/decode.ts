@@ -1,8 +1,7 @@
 import sharp from "sharp";
 import { ImageError } from "../diagnoser.js";
-import { asError, decodeHeif, type RgbaImage, tooManyPixelsMessage } from "./heif.js";
+import { asError, checkAspectRatio, decodeHeif, type RgbaImage, tooManyPixelsMessage } from "./heif.js";
 import {
-  MAX_ASPECT_RATIO,
   MAX_IMAGE_BYTES,
   MAX_INPUT_PIXELS,
   SHRINK_FROM_SHORT_SIDE,
@@ -92,7 +91,6 @@ async function decodeWithSharp(bytes: Buffer, format: ImageFormat): Promise<Deco
 
 async function decodeHeifImage(bytes: Buffer, heifDecoder: HeifDecoder): Promise<DecodedImage> {
   const rgba = await heifDecoder(bytes);
-  checkAspectRatio(rgba.originalWidth, rgba.originalHeight);
   const target = workingSize(rgba.width, rgba.height);
   const pipeline = sharp(rgba.data, { raw: { width: rgba.width, height: rgba.height, channels: 4 } });
   if (target) pipeline.resize(target.width, target.height, { fit: "fill" });
@@ -108,15 +106,6 @@ async function decodeHeifImage(bytes: Buffer, heifDecoder: HeifDecoder): Promise
     originalHeight: rgba.originalHeight,
     format: "heif",
   };
-}
-
-function checkAspectRatio(width: number, height: number): void {
-  if (Math.max(width, height) > MAX_ASPECT_RATIO * Math.min(width, height)) {
-    throw new ImageError(
-      `the image is ${width}×${height} pixels, more elongated than ${MAX_ASPECT_RATIO}:1; send a photo of the plant`,
-      "unsupported_format",
-    );
-  }
 }
 
 /** The size to shrink to, keeping the aspect ratio, or null when the photo is decoded whole. */

@@ -1,6 +1,6 @@
 import { uninitialisedBytes } from "../buffers.js";
 import { ImageError } from "../diagnoser.js";
-import { MAX_INPUT_PIXELS, THUMBNAIL_MIN_SHORT_SIDE } from "./limits.js";
+import { MAX_ASPECT_RATIO, MAX_INPUT_PIXELS, THUMBNAIL_MIN_SHORT_SIDE } from "./limits.js";
 
 export interface RgbaImage {
   /** 4 bytes per pixel, row-major, upright (the container's irot/imir applied by libheif). */
@@ -81,6 +81,7 @@ export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
     if (original.width * original.height > MAX_INPUT_PIXELS) {
       throw new ImageError(tooManyPixelsMessage(original.width, original.height), "too_many_pixels");
     }
+    checkAspectRatio(original.width, original.height);
     const thumbnail = usableThumbnail(heap, context, primary, original);
     const image = heap.own(
       heap.pointer(
@@ -284,6 +285,16 @@ function cString(pointer: number): string {
   if (pointer === 0) return "no reason given";
   const end = libheif.HEAPU8.indexOf(0, pointer);
   return new TextDecoder().decode(libheif.HEAPU8.subarray(pointer, end < 0 ? pointer : end));
+}
+
+/** Refuses a strip too elongated to be a photo, from its header's size: before any pixel is decoded. */
+export function checkAspectRatio(width: number, height: number): void {
+  if (Math.max(width, height) > MAX_ASPECT_RATIO * Math.min(width, height)) {
+    throw new ImageError(
+      `the image is ${width}×${height} pixels, more elongated than ${MAX_ASPECT_RATIO}:1; send a photo of the plant`,
+      "unsupported_format",
+    );
+  }
 }
 
 export function tooManyPixelsMessage(width: number, height: number): string {
