@@ -1,3 +1,5 @@
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT_DIR } from "../../src/config.js";
@@ -28,6 +30,26 @@ describe.skipIf(SKIP_HEIC)("the worker pool", () => {
       expect((await decoding).decoded).toBe("primary");
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe("a model load that fails", () => {
+  it("is tried again by the thread's next inference, not kept as its answer to every one", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "model-"));
+    const later = path.join(dir, "disease-classifier.onnx");
+    const { size } = (await loadMetadata(MODEL)).input;
+    const pool = createPool({ modelPath: later, threads: 1 });
+    try {
+      const input = () => new Float32Array(3 * size * size);
+      // The file is not there yet (a volume still mounting, a deploy replacing it).
+      await expect(pool.infer(input(), 1, size)).rejects.toThrow();
+      await copyFile(MODEL, later);
+      const output = await pool.infer(input(), 1, size);
+      expect(output.logits.length).toBeGreaterThan(0);
+    } finally {
+      await pool.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,12 +1,7 @@
 import sharp from "sharp";
 import { ImageError } from "../diagnoser.js";
 import { asError, checkAspectRatio, decodeHeif, type RgbaImage, tooManyPixelsMessage } from "./heif.js";
-import {
-  MAX_IMAGE_BYTES,
-  MAX_INPUT_PIXELS,
-  SHRINK_FROM_SHORT_SIDE,
-  WORKING_SHORT_SIDE,
-} from "./limits.js";
+import { MAX_IMAGE_BYTES, MAX_INPUT_PIXELS, SHRINK_FROM_SHORT_SIDE, WORKING_SHORT_SIDE } from "./limits.js";
 import { type ImageFormat, sniffFormat } from "./sniff.js";
 
 /** A decoded photo: upright (EXIF/HEIF orientation applied), sRGB, 3 bytes per pixel, row-major. */

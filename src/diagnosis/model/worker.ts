@@ -21,7 +21,12 @@ let session: ReturnType<typeof createSession> | null = null;
 
 export async function infer(task: InferTask): Promise<ModelOutput> {
   if (!modelPath) throw new Error("no model is loaded");
-  session ??= createSession(modelPath);
+  // A load that failed (a passing memory shortage, the file being replaced) is tried again by the next task,
+  // not kept as this thread's answer to every task until a restart.
+  session ??= createSession(modelPath).catch((error: unknown) => {
+    session = null;
+    throw error;
+  });
   const output = await runModel(await session, task.batch, task.count, task.size);
   // Copy out of ONNX Runtime's buffers: they belong to the session, and the reply is cloned to the caller.
   return {
