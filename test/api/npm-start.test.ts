@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildDist, DIST_DIR, filesUnder, STAMP } from "../../scripts/build.js";
+import { buildDist, DIST_DIR, filesUnder, PRELOAD, STAMP } from "../../scripts/build.js";
 import { ROOT_DIR } from "../../src/config.js";
 
 // How operators stop `npm start`: a signal to the npm process must stop the server, never orphan it.
@@ -82,8 +82,10 @@ describe("the compiled service (scripts/build.ts)", () => {
       .filter((file) => !file.endsWith(".d.ts"))
       .map((file) => file.replace(/\.tsx?$/, ".js"))
       .sort();
-    const built = (await filesUnder("dist")).filter((file) => path.basename(file) !== STAMP);
-    expect(built.map((file) => path.relative("dist", file)).sort()).toEqual(expected);
+    const built = (await filesUnder("dist")).map((file) => path.relative("dist", file));
+    // Beside the modules: the sources' stamp, and the thread pool's CommonJS preload.
+    expect(built.filter((file) => file !== STAMP && file !== PRELOAD).sort()).toEqual(expected);
+    expect(built).toContain(PRELOAD);
     for (const file of sources.filter((f) => !/\.tsx?$/.test(f))) {
       expect(await readFile(path.join(DIST_DIR, file)), file).toEqual(
         await readFile(path.join(ROOT_DIR, file)),
