@@ -2,6 +2,7 @@ import type { Language } from "../../src/diagnosis/types.js";
 import type { StoredResult } from "../../src/results/types.js";
 import { languageButtons } from "./actions.js";
 import type { HandlerDeps } from "./deps.js";
+import { answerViewOf } from "./render/answer.js";
 import { isAnswer, viewOf } from "./render/view.js";
 import type { Adapter, Button, Capabilities, Reply } from "./types.js";
 
@@ -37,6 +38,10 @@ export function conversation(
     capabilities,
     say: (key, vars, buttons) => send(deps.renderer.text(language, capabilities, key, vars), buttons),
     result(stored, part = "summary") {
+      // Once an officer has answered, the answer is the result: a code looked up afterwards (and its
+      // treatment) gives what the officer said, not the model's reading they corrected.
+      const answered = answerViewOf(stored, language, deps.knowledge);
+      if (answered) return send(deps.renderer.answer(answered, language, capabilities));
       const view = viewOf(stored, language, deps.knowledge, deps.view);
       const render = part === "treatment" ? deps.renderer.treatment : deps.renderer.result;
       const buttons = isAnswer(view) ? languageButtons({ result: view.code }) : undefined;

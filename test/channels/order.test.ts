@@ -288,5 +288,10 @@ describe("an extension officer's answer", () => {
     expect(String(answer!.body.text)).toContain(
       texts("sw", "officer_class", { code: stored.code, name: "Kutu ya kawaida ya mahindi" }),
     );
+    // The code looked up afterwards gives the officer's answer, not the model's unsure reading.
+    const farmer = new TelegramFarmer(h, "farmer 880020", "", chat, "sw", "sw");
+    await farmer.text(stored.code);
+    const lookedUp = await farmer.reply(/./);
+    expect(lookedUp.text).toBe(answer!.body.text);
   });
 });
