@@ -60,8 +60,11 @@ export async function handleInbound(job: InboundJob, save: SaveJob, deps: Handle
 async function answer(turn: Turn, action: Action | undefined, languageChosen: boolean): Promise<void> {
   const { message, talk, deps } = turn;
   if (action?.kind === "language") return showAgain(turn, action.again);
-  if (action?.kind === "feedback")
-    return recordFeedback(talk, await deps.records.store.getByCode(action.code), action.helped, deps);
+  if (action?.kind === "feedback") {
+    // A verdict counts only on the presser's own result: a button's data names any code it is given.
+    const stored = await deps.records.store.getByCode(action.code);
+    return recordFeedback(talk, stored?.owner === message.owner ? stored : undefined, action.helped, deps);
+  }
   if (action?.kind === "refuse_photos") return refusePhotos(talk, message.owner, deps);
   if (message.media) return answerPhoto(turn);
   if (languageChosen) return talk.say("language_changed", { name: NATIVE_NAMES[talk.language] });

@@ -151,6 +151,16 @@ describe("Telegram", () => {
     expect((await h.records.reviews.list()).map((c) => c.stored.code)).toContain(stored.code);
   }, 60_000);
 
+  it("a verdict button naming another farmer's result changes nothing", async () => {
+    const stored = (await h.records.store.lastFor(`tg:${CHAT}`))!;
+    const before = (await h.records.store.get(stored.result.request_id))!.feedback;
+    const other = 990_009;
+    await telegram(other, { data: encodeAction({ kind: "feedback", code: stored.code, helped: true }) });
+    const [reply] = await atLeast(() => telegramTo(other), 1, "the reply");
+    expect(reply!.body.text).toBe(t("sw", "no_result"));
+    expect((await h.records.store.get(stored.result.request_id))!.feedback).toEqual(before);
+  }, 60_000);
+
   it("the refuse button records that photos must not be kept", async () => {
     const before = telegramTo(CHAT).length;
     await telegram(CHAT, { data: encodeAction({ kind: "refuse_photos" }) });
