@@ -145,6 +145,29 @@ describe("SMS rendering", () => {
   });
 });
 
+describe("an officer's own words on SMS", () => {
+  it("go in GSM-7 when only their punctuation is typographic", () => {
+    const sms: Capabilities = {
+      text: { kind: "sms", maxSegments: SMS_MAX_SEGMENTS },
+      buttons: false,
+      typing: false,
+      media: false,
+    };
+    const text = renderer.answer(
+      {
+        kind: "text",
+        code: "K7M4QX",
+        diagnosis: "It’s early blight – not late blight",
+        advice: "Remove the “spotted” leaves…",
+      },
+      "en",
+      sms,
+    );
+    expect(isGsm7(text)).toBe(true);
+    expect(text).toContain(`It's early blight - not late blight`);
+  });
+});
+
 describe("answers that are not a named disease", () => {
   it.each(LANGUAGES)(
     "%s: unsure gives the best guess, what makes a better photo, and the code",

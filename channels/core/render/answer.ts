@@ -1,5 +1,6 @@
 import type { Language } from "../../../src/diagnosis/types.js";
 import type { StoredResult } from "../../../src/results/types.js";
+import { plainPunctuation } from "../../../src/text/sms-segments.js";
 import { fitBlocks, list, STYLE } from "./chat.js";
 import { fitSentences } from "./sms.js";
 import type { Texts } from "./texts.js";
@@ -69,8 +70,12 @@ export function renderChatAnswer(
  * console bounds their length), in as many segments as they take.
  */
 export function renderSmsAnswer(view: AnswerView, language: Language, t: Texts, maxSegments: number): string {
+  // Typographic quotes and dashes pasted into the console would make the whole SMS UCS-2 (67 characters a
+  // segment instead of 160): written plain, as every other SMS is.
   if (view.kind === "text")
-    return `${t(language, "officer_text", { code: view.code })}\n${view.diagnosis}\n${view.advice}`;
+    return plainPunctuation(
+      `${t(language, "officer_text", { code: view.code })}\n${view.diagnosis}\n${view.advice}`,
+    );
   const parts = [
     t(language, "officer_class", { code: view.code, name: view.name }),
     ...sentences(view.description),
