@@ -6,8 +6,8 @@ import { isLeaf } from "./split.js";
 
 /**
  * Expected calibration error (Guo et al. 2017): the gap between confidence and accuracy, averaged over
- * equal-width confidence bins weighted by how many predictions fall in each. 15 bins, as evaluate.py uses,
- * so the served path and the PyTorch twin report comparable numbers.
+ * equal-width confidence bins weighted by how many predictions fall in each; 15 bins, the common choice since
+ * that paper. Only the served path reports it (evaluate.py does not).
  */
 export function expectedCalibrationError(
   predictions: { confidence: number; correct: boolean }[],

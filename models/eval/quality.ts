@@ -69,7 +69,8 @@ export async function qualityTables(
   falseAlarms.push(["any issue", pct(cleanIssues.filter((i) => i !== null).length, clean.length)]);
   return [
     {
-      title: "Quality checks on degraded copies of test leaf photos",
+      title:
+        "Quality checks on degraded copies of test leaf photos (in-sample: the thresholds were chosen on test-split photos and their copies, src/diagnosis/image/quality.ts, so these rates are optimistic)",
       head: ["degradation", "expected issue", "n", "detected (expected issue)", "any issue raised"],
       rows,
     },
