@@ -5,6 +5,7 @@ import type { ResultStore } from "../../src/results/store.js";
 import type { StoredResult } from "../../src/results/types.js";
 import type { LanguageMemory } from "./language.js";
 import { NATIVE_NAMES } from "./language-names.js";
+import { answerViewOf } from "./render/answer.js";
 import type { Texts } from "./render/texts.js";
 import { type UssdScreen, ussdScreens } from "./render/ussd.js";
 import { type ViewOptions, viewOf } from "./render/view.js";
@@ -109,6 +110,11 @@ class Menu {
   }
 
   show(state: State, invalid: boolean): UssdScreen {
+    // An officer's answer replaces the model's reading: its pages are the result screen and what follows it.
+    if (state.at === "result" || state.at === "treatment") {
+      const answered = answerViewOf(state.stored, this.language, this.deps.knowledge);
+      if (answered) return this.screens.answer(answered, state.at === "result" ? 0 : state.page + 1);
+    }
     switch (state.at) {
       case "main":
         return this.screens.menu(invalid);

@@ -152,6 +152,34 @@ describe("USSD menu (answers from stored results only)", () => {
     expect((await dial(`2*${saved.code}*1`, caller)).toLowerCase()).not.toContain("enlevez");
   });
 
+  it("shows an extension officer's answer in place of the model's reading, screen after screen", async () => {
+    const caller = "+254733888999";
+    const saved = await h.store.save({ result: resultFixture(), language: "sw", owner: caller });
+    const at = new Date().toISOString();
+    await h.store.setState(saved.result.request_id, "review", { reasons: ["farmer_said_wrong"], queuedAt: at });
+    await h.store.setState(saved.result.request_id, "decision", {
+      kind: "corrected",
+      classId: "maize__common_rust",
+      officer: "wanjiru",
+      at,
+    });
+    const name = core.knowledge.name("maize__common_rust", "sw");
+    const first = await dial(`2*${saved.code}`, caller);
+    expect(first).toContain(name);
+    expect(first).not.toContain(core.knowledge.name("tomato__late_blight", "sw"));
+    expect(first).toMatch(/1\. Endelea\n0\. Rudi$/);
+    const screens = [first];
+    let path = `2*${saved.code}`;
+    for (let i = 0; i < 12 && !screens.at(-1)!.startsWith("END "); i++) {
+      path += "*1";
+      screens.push(await dial(path, caller));
+    }
+    expect(screens.at(-1)).toMatch(/^END [\s\S]*Namba: /);
+    const shown = screens.join("\n");
+    const [action] = core.knowledge.treatment(["maize__common_rust"], "sw", "simple").immediate_actions;
+    expect(shown).toContain(action!.slice(0, 20));
+  });
+
   it("'my last diagnosis' is the last real one, not a later photo that could not be answered", async () => {
     const caller = "+254733666777";
     const real = await h.store.save({ result: resultFixture(), language: "sw", owner: caller });

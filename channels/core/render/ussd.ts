@@ -2,6 +2,7 @@ import { LANGUAGES, type Language } from "../../../src/diagnosis/types.js";
 import { countUnits, encodingOf, isGsm7, plainPunctuation } from "../../../src/text/sms-segments.js";
 import { USSD_SCREEN } from "../../limits.js";
 import { NATIVE_NAMES } from "../language-names.js";
+import type { AnswerView } from "./answer.js";
 import { headline, officerSentences, statusParts } from "./parts.js";
 import type { Texts } from "./texts.js";
 import { isAnswer, type ResultView } from "./view.js";
@@ -204,6 +205,34 @@ export function ussdScreens(t: Texts, language: Language) {
         ...parts.sentences.map((text, i) => ({ text, optional: i > 0 })),
         ...(isAnswer(view) ? [{ text: codeLine(view.code) }] : []),
       ]);
+    },
+
+    /**
+     * An extension officer's answer, page `page` (from 0): what they said it is, then what to do; the last page
+     * ends the session with the result code.
+     */
+    answer(view: AnswerView, page: number): UssdScreen {
+      const items = (title: string, list: string[]): ScreenLine[] =>
+        list.length
+          ? [
+              { text: say("heading", { title }), heading: true },
+              ...list.map((item) => ({ text: `- ${item}` })),
+            ]
+          : [];
+      const lines: (string | ScreenLine)[] =
+        view.kind === "text"
+          ? [say("officer_text", { code: view.code }), view.diagnosis, view.advice]
+          : [
+              say("officer_class", { code: view.code, name: view.name }),
+              ...items(say("what_to_do"), view.actions),
+              ...items(say("prevention"), view.prevention),
+            ];
+      const pages = paginate([...lines, codeLine(view.code)], [next, back]);
+      const last = pages.length - 1;
+      const shown = Math.min(page, last);
+      return shown === last
+        ? ussdScreen(true, [pages[shown] ?? ""])
+        : ussdScreen(false, [pages[shown] ?? ""], [next, back]);
     },
 
     /** Treatment page `page` (from 0); the last one ends the session with the result code. */
