@@ -144,6 +144,18 @@ export function ussdScreens(t: Texts, language: Language) {
   const invalidLine = (invalid: boolean): ScreenLine[] =>
     invalid ? [{ text: say("ussd.invalid"), optional: true }] : [];
   const codeLine = (code: string) => say("ussd.code", { code });
+  const items = (title: string, list: string[]): ScreenLine[] =>
+    list.length
+      ? [{ text: say("heading", { title }), heading: true }, ...list.map((item) => ({ text: `- ${item}` }))]
+      : [];
+  // Page `page` (from 0) of paginated text: the last one ends the session.
+  const pageOf = (pages: string[], page: number): UssdScreen => {
+    const last = pages.length - 1;
+    const shown = Math.min(page, last);
+    return shown === last
+      ? ussdScreen(true, [pages[shown] ?? ""])
+      : ussdScreen(false, [pages[shown] ?? ""], [next, back]);
+  };
 
   // The urgency goes on the result screen when it fits there, else first on the treatment pages.
   const resultLines = (view: Extract<ResultView, { kind: "diagnosis" }>) => ({
@@ -212,13 +224,6 @@ export function ussdScreens(t: Texts, language: Language) {
      * ends the session with the result code.
      */
     answer(view: AnswerView, page: number): UssdScreen {
-      const items = (title: string, list: string[]): ScreenLine[] =>
-        list.length
-          ? [
-              { text: say("heading", { title }), heading: true },
-              ...list.map((item) => ({ text: `- ${item}` })),
-            ]
-          : [];
       const lines: (string | ScreenLine)[] =
         view.kind === "text"
           ? [say("officer_text", { code: view.code }), view.diagnosis, view.advice]
@@ -228,23 +233,12 @@ export function ussdScreens(t: Texts, language: Language) {
               ...items(say("prevention"), view.prevention),
             ];
       const pages = paginate([...lines, codeLine(view.code)], [next, back]);
-      const last = pages.length - 1;
-      const shown = Math.min(page, last);
-      return shown === last
-        ? ussdScreen(true, [pages[shown] ?? ""])
-        : ussdScreen(false, [pages[shown] ?? ""], [next, back]);
+      return pageOf(pages, page);
     },
 
     /** Treatment page `page` (from 0); the last one ends the session with the result code. */
     treatment(view: ResultView, page: number): UssdScreen {
       if (view.kind !== "diagnosis") return this.result(view);
-      const items = (title: string, list: string[]): ScreenLine[] =>
-        list.length
-          ? [
-              { text: say("heading", { title }), heading: true },
-              ...list.map((item) => ({ text: `- ${item}` })),
-            ]
-          : [];
       const pages = paginate(
         [
           ...(urgencyFits(view) ? [] : [say(`urgency.${view.urgency}`)]),
@@ -256,11 +250,7 @@ export function ussdScreens(t: Texts, language: Language) {
         // Sized for the options of a middle page, so every page fits whichever options it ends up with.
         [next, back],
       );
-      const last = pages.length - 1;
-      const shown = Math.min(page, last);
-      return shown === last
-        ? ussdScreen(true, [pages[shown] ?? ""])
-        : ussdScreen(false, [pages[shown] ?? ""], [next, back]);
+      return pageOf(pages, page);
     },
   };
 }
