@@ -173,6 +173,17 @@ function parseApiKeys(raw: string | undefined, problems: string[]): ApiKey[] {
       problems.push(`API_KEYS entry "${name ?? ""}" must be name:<64 hex sha256>:<limit 1..1000>`);
       continue;
     }
+    // A partner reads back the results made under its name: two entries sharing one would read each other's.
+    if (keys.some((k) => k.name === name)) {
+      problems.push(`API_KEYS names "${name}" twice: each partner needs a name of its own`);
+      continue;
+    }
+    if (keys.some((k) => k.sha256 === sha256)) {
+      problems.push(
+        `API_KEYS gives "${name}" the same key as another entry: each partner needs a key of its own`,
+      );
+      continue;
+    }
     keys.push({ name, sha256, perMinute });
   }
   return keys;

@@ -42,3 +42,16 @@ describe("HOST", () => {
     expect(problems.join("\n")).toMatch(/^PORT must be .*\nHOST must be/);
   });
 });
+
+describe("API_KEYS", () => {
+  const hash = (c: string) => c.repeat(64);
+  it("refuses a name or a key given twice: a partner reads back the results made under its name", () => {
+    expect(problemsOf({ API_KEYS: `a:${hash("1")}:10,b:${hash("2")}:10` })).toEqual([]);
+    expect(problemsOf({ API_KEYS: `a:${hash("1")}:10,a:${hash("2")}:10` })).toEqual([
+      'API_KEYS names "a" twice: each partner needs a name of its own',
+    ]);
+    expect(problemsOf({ API_KEYS: `a:${hash("1")}:10,b:${hash("1")}:10` })).toEqual([
+      'API_KEYS gives "b" the same key as another entry: each partner needs a key of its own',
+    ]);
+  });
+});
