@@ -156,7 +156,10 @@ describe("USSD menu (answers from stored results only)", () => {
     const caller = "+254733888999";
     const saved = await h.store.save({ result: resultFixture(), language: "sw", owner: caller });
     const at = new Date().toISOString();
-    await h.store.setState(saved.result.request_id, "review", { reasons: ["farmer_said_wrong"], queuedAt: at });
+    await h.store.setState(saved.result.request_id, "review", {
+      reasons: ["farmer_said_wrong"],
+      queuedAt: at,
+    });
     await h.store.setState(saved.result.request_id, "decision", {
       kind: "corrected",
       classId: "maize__common_rust",

@@ -30,10 +30,12 @@ function cutToFit(sentence: string, tail: string, maxSegments: number): string {
 }
 
 /**
- * The answer to a photo and to its code: what it is, how likely and how urgent, what it means, what to do
- * first; the tail says how to get the treatment. After the name and urgency comes the knowledge base's SMS
- * core (description, first actions: src/diagnosis/knowledge/sms-core.ts), which its authors keep within
- * three segments, so a cut falls after it. Any other answer ends with its result code.
+ * The answer to a photo and to its code: what it is and how likely, what it means, what to do first; the tail
+ * says how to get the treatment. After the name comes the knowledge base's SMS core (description, first
+ * actions: src/diagnosis/knowledge/sms-core.ts), which its authors keep within three segments with the room
+ * SMS_SUMMARY_RESERVE leaves, so a cut falls after it. The urgency is not on SMS: it does not fit that room in
+ * every language (up to 44 more characters, and accents that would make Spanish and Portuguese UCS-2). Any
+ * other answer ends with its result code.
  */
 export function renderSmsSummary(
   view: ResultView,
