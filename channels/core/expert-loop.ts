@@ -90,14 +90,18 @@ export async function tellAboutPhotos(
   return talk.say("consent_notice_button", undefined, [[refuse]]);
 }
 
-/** The farmer said no: their photos are never kept beyond their 30 days (recorded, with the date). */
+/**
+ * The farmer said no: their photos are never kept beyond their 30 days (recorded, with the date), and the
+ * labelled examples kept from them before are deleted.
+ */
 export async function refusePhotos(
   talk: Conversation,
   owner: string,
   deps: Pick<HandlerDeps, "records" | "logger">,
 ) {
   await deps.records.consent.set(owner, "refused");
-  deps.logger.info({ channel: talk.channel }, "farmer refused keeping photos");
+  const deleted = await deps.records.examples.deleteOwner(owner);
+  deps.logger.info({ channel: talk.channel, deleted }, "farmer refused keeping photos");
   return talk.say("consent_refused");
 }
 

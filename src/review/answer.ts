@@ -77,6 +77,7 @@ export async function answerCase(
         ...(stored.result.candidates[0] ? { modelTop: stored.result.candidates[0].id } : {}),
       },
       photo,
+      stored.owner,
     );
     kept = true;
   }

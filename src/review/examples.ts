@@ -24,11 +24,17 @@ export interface LabelledExample {
 }
 
 export interface ExampleStore {
-  save(example: LabelledExample, photo: StoredPhoto): Promise<void>;
+  /**
+   * `owner`: the farmer key the photo came from, indexed apart from the example (never exported), so that their
+   * refusal can take back what was kept before it.
+   */
+  save(example: LabelledExample, photo: StoredPhoto, owner?: string): Promise<void>;
   list(): Promise<LabelledExample[]>;
   photo(id: string): Promise<StoredPhoto | undefined>;
   get(id: string): Promise<LabelledExample | undefined>;
   delete(id: string): Promise<boolean>;
+  /** Deletes every example kept from `owner`'s photos; how many. */
+  deleteOwner(owner: string): Promise<number>;
 }
 
 export function createExampleStore(
@@ -43,17 +49,19 @@ export function createExampleStore(
 function redisExamples(redis: Redis, prefix: string): ExampleStore {
   const all = `${prefix}examples`;
   const key = (id: string) => `${prefix}example:${id}`;
+  const byOwner = (owner: string) => `${prefix}examples:owner:${owner}`;
   const get = async (id: string) => {
     const meta = await redis.hget(key(id), "meta");
     return meta ? (JSON.parse(meta) as LabelledExample) : undefined;
   };
   return {
-    async save(example, photo) {
-      await redis
+    async save(example, photo, owner) {
+      const tx = redis
         .multi()
         .hset(key(example.id), { meta: JSON.stringify(example), type: photo.type, data: photo.data })
-        .zadd(all, String(Date.parse(example.decidedAt)), example.id)
-        .exec();
+        .zadd(all, String(Date.parse(example.decidedAt)), example.id);
+      if (owner) tx.sadd(byOwner(owner), example.id);
+      await tx.exec();
     },
     async list() {
       const ids = await redis.zrange(all, "0", "-1");
@@ -69,18 +77,32 @@ function redisExamples(redis: Redis, prefix: string): ExampleStore {
       const [[, removed]] = (await redis.multi().del(key(id)).zrem(all, id).exec()) as [[null, number]];
       return removed > 0;
     },
+    async deleteOwner(owner) {
+      const ids = await redis.smembers(byOwner(owner));
+      const tx = redis.multi().del(byOwner(owner));
+      for (const id of ids) tx.del(key(id)).zrem(all, id);
+      await tx.exec();
+      return ids.length;
+    },
   };
 }
 
 function memoryExamples(): ExampleStore {
   const examples = createPhotoMap((entry: { example: LabelledExample; photo: StoredPhoto }) => entry.photo);
+  const owners = new Map<string, Set<string>>();
   return {
-    async save(example, photo) {
+    async save(example, photo, owner) {
       examples.set(example.id, { example, photo });
+      if (owner) owners.set(owner, (owners.get(owner) ?? new Set()).add(example.id));
     },
     list: async () => [...examples.values()].map((e) => e.example),
     photo: async (id) => examples.get(id)?.photo,
     get: async (id) => examples.get(id)?.example,
     delete: async (id) => examples.delete(id),
+    async deleteOwner(owner) {
+      const ids = [...(owners.get(owner) ?? [])];
+      owners.delete(owner);
+      return ids.filter((id) => examples.delete(id)).length;
+    },
   };
 }

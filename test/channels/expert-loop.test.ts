@@ -161,12 +161,35 @@ describe("Telegram", () => {
     expect((await h.records.store.get(stored.result.request_id))!.feedback).toEqual(before);
   }, 60_000);
 
-  it("the refuse button records that photos must not be kept", async () => {
+  it("the refuse button records that photos must not be kept, and deletes those kept before", async () => {
+    const stored = (await h.records.store.lastFor(`tg:${CHAT}`))!;
+    const example = {
+      id: stored.result.request_id,
+      code: stored.code,
+      label: "tomato__late_blight",
+      source: "telegram" as const,
+      region: "unknown",
+      takenAt: stored.createdAt,
+      decision: "corrected" as const,
+      officer: "amina",
+      decidedAt: new Date().toISOString(),
+      consent: { basis: "informed_no_objection" as const, at: stored.createdAt },
+      modelOutcome: stored.result.outcome,
+    };
+    await h.records.examples.save(example, { type: "image/jpeg", data: Buffer.from("jpeg") }, `tg:${CHAT}`);
+    await h.records.examples.save(
+      { ...example, id: "someone-else" },
+      { type: "image/jpeg", data: Buffer.from("jpeg") },
+      "tg:1",
+    );
     const before = telegramTo(CHAT).length;
     await telegram(CHAT, { data: encodeAction({ kind: "refuse_photos" }) });
     const reply = (await atLeast(() => telegramTo(CHAT), before + 1, "the reply"))[before]!;
     expect(reply.body.text).toBe(t("sw", "consent_refused"));
     expect((await h.records.consent.get(`tg:${CHAT}`))?.status).toBe("refused");
+    const kept = (await h.records.examples.list()).map((e) => e.id);
+    expect(kept).not.toContain(stored.result.request_id);
+    expect(kept).toContain("someone-else");
   }, 60_000);
 
   it("an unsure photo: the reply says an officer will look and gives the code; no 'did this help?'", async () => {
