@@ -26,6 +26,8 @@ export interface ResultStore {
   getByCode(code: string): Promise<StoredResult | undefined>;
   /** The owner's (phone number or chat) latest result that answers them (see `answersTheFarmer`). */
   lastFor(owner: string): Promise<StoredResult | undefined>;
+  /** Makes `requestId` the owner's latest answer: an officer just answered it. */
+  setLast(owner: string, requestId: string): Promise<void>;
   /** The owner's results, newest first (at most RESULTS_PER_OWNER are indexed). */
   listFor(owner: string): Promise<StoredResult[]>;
   /** Sets one part of a stored result's state; false when the result is gone. */
@@ -138,6 +140,9 @@ function redisStore(
     get: (requestId) => read(requestId),
     getByCode: async (code) => read(await redis.get(codeKey(code))),
     lastFor: async (owner) => read(await redis.get(lastKey(owner))),
+    async setLast(owner, requestId) {
+      await redis.set(lastKey(owner), requestId, "EX", ttlSeconds);
+    },
     async listFor(owner) {
       const ids = await redis.zrevrange(ownerKey(owner), 0, -1);
       const found = await Promise.all(ids.map((id) => read(id)));
@@ -217,6 +222,9 @@ function memoryStore({ maxEntries = 10_000, ttlSeconds = RESULT_TTL_SECONDS }: S
     get: async (requestId) => read(requestId),
     getByCode: async (code) => read(codes.get(code)),
     lastFor: async (owner) => read(last.get(owner)),
+    async setLast(owner, requestId) {
+      last.set(owner, requestId);
+    },
     async listFor(owner) {
       return (byOwner.get(owner) ?? [])
         .map((id) => read(id))

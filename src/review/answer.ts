@@ -82,6 +82,9 @@ export async function answerCase(
     kept = true;
   }
 
+  // The officer's answer is now the farmer's latest: "my last diagnosis" (USSD) gives it, also for a photo the
+  // model could not answer.
+  if (stored.owner) await records.store.setLast(stored.owner, requestId);
   const reachable = stored.replyTo !== undefined || stored.routing !== undefined;
   if (reachable && deps.enqueueAnswer) await deps.enqueueAnswer(requestId, stored.owner);
   deps.logger?.info({ requestId, kind: decision.kind, kept, sent: reachable }, "officer answered a case");

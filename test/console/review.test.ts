@@ -175,6 +175,29 @@ describe("the review queue", () => {
     expect((await records.examples.list()).map((e) => e.id)).not.toContain(id);
   });
 
+  it("makes the answered result the farmer's latest, also for a photo the model could not answer", async () => {
+    const diagnosed = await records.record(resultFixture(), {
+      language: "sw",
+      source: "sms",
+      owner: "+254700000777",
+    });
+    const unsureOne = await records.record(unsure(), {
+      language: "sw",
+      source: "sms",
+      owner: "+254700000777",
+    });
+    expect((await records.store.lastFor("+254700000777"))?.code).toBe(diagnosed.code);
+    const id = unsureOne.result.request_id;
+    await records.reviews.claim(id, "amina");
+    await answerCase({ records, isHealthy }, id, {
+      kind: "corrected",
+      classId: "maize__common_rust",
+      officer: "amina",
+      at: new Date().toISOString(),
+    });
+    expect((await records.store.lastFor("+254700000777"))?.code).toBe(unsureOne.code);
+  });
+
   it("exports the kept photos in the shared datasets' layout", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "export-"));
     dirs.push(dir);
