@@ -99,9 +99,12 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
   await app.register(fastifyFormbody);
   // A call centre reaches the console from one address: the API's per-IP budget (a page is its HTML, its
   // assets and a thumbnail per case) would throttle its staff together. Pages need a session instead, and
-  // sign-in keeps a limit of its own (and its own count of failures).
+  // sign-in keeps a limit of its own (and its own count of failures). Forms (POST) are counted: a refused one
+  // answers with a page whose form starts a session, and a handful a minute is all staff send.
   app.addHook("onRoute", (route) => {
-    if (route.config?.rateLimit === undefined) route.config = { ...route.config, rateLimit: false };
+    if (route.config?.rateLimit !== undefined) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    route.config = { ...route.config, rateLimit: methods.includes("POST") ? "other" : false };
   });
 
   app.decorate("pageContext", async (request: FastifyRequest, reply: FastifyReply): Promise<PageContext> => {

@@ -328,6 +328,16 @@ describe("signing in and out", () => {
     // The sign-in page starts a session for its form: it is counted too.
     const form = await new Visitor(t.app).get("/console/sign-in");
     expect(form.headers["x-ratelimit-limit"]).toBeDefined();
+    // So does every form sent: a refused one answers with a page whose own form starts a session.
+    const forged = await t.app.inject({
+      method: "POST",
+      url: "/console/sign-out",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "_csrf=forged",
+    });
+    expect(forged.statusCode).toBe(403);
+    expect(forged.headers["x-ratelimit-limit"]).toBeDefined();
+    expect((await v.post("/console/language", { lang: "fr" })).headers["x-ratelimit-limit"]).toBeDefined();
   });
 
   it("never logs or stores a password in clear", async () => {
