@@ -28,7 +28,8 @@ export function createOutbox(options: {
   let retry: NodeJS.Timeout | undefined;
 
   function flushLater() {
-    if (retry || kept.length === 0) return;
+    // "end": the connection was closed for good (the process is stopping): nothing more will take them.
+    if (retry || kept.length === 0 || redis.status === "end") return;
     retry = setTimeout(() => {
       retry = undefined;
       void flush();
@@ -42,8 +43,14 @@ export function createOutbox(options: {
     let queued = 0;
     try {
       while (kept.length > 0 && redis.status === "ready") {
-        await enqueue(kept[0]!);
-        kept.shift();
+        const message = kept.shift()!;
+        try {
+          await enqueue(message);
+        } catch (error) {
+          // Back at the end of the line: one message Redis keeps refusing does not hold up the others.
+          kept.push(message);
+          throw error;
+        }
         queued++;
       }
     } catch (error) {

@@ -383,6 +383,37 @@ describe("an SMS Redis would not take", () => {
   }, 15_000);
 });
 
+describe("the outbox", () => {
+  it("does not let one message Redis keeps refusing hold up the ones after it", async () => {
+    const message = (id: string): InboundMessage => ({
+      provider: "africastalking",
+      channel: "sms",
+      messageId: id,
+      from: FARMER,
+      owner: FARMER,
+      to: "21525",
+      text: "HELP",
+      receivedAt: new Date().toISOString(),
+    });
+    let landed: (id: string) => void = () => {};
+    const queued = new Promise<string>((resolve) => {
+      landed = resolve;
+    });
+    const outbox = createOutbox({
+      redis: h.redis,
+      enqueue: async (m) => {
+        if (m.messageId === "ATXid_refused_always") throw new ReplyError("ERR refused");
+        landed(m.messageId);
+      },
+      logger: Fastify({ logger: false }).log,
+    });
+    outbox.keep(message("ATXid_refused_always"), "test");
+    outbox.keep(message("ATXid_behind_it"), "test");
+    expect(await queued).toBe("ATXid_behind_it");
+    expect(outbox.size).toBe(1);
+  }, 20_000);
+});
+
 describe("webhook protection", () => {
   it("refuses a wrong token with 403", async () => {
     for (const kind of ["sms", "ussd"]) {
