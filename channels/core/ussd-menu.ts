@@ -113,7 +113,7 @@ class Menu {
     // An officer's answer replaces the model's reading: its pages are the result screen and what follows it.
     if (state.at === "result" || state.at === "treatment") {
       const answered = answerViewOf(state.stored, this.language, this.deps.knowledge);
-      if (answered) return this.screens.answer(answered, state.at === "result" ? 0 : state.page + 1);
+      if (answered) return this.screens.answer(answered, state.at === "result" ? 0 : state.page + 1, invalid);
     }
     switch (state.at) {
       case "main":

@@ -81,8 +81,9 @@ function redisExamples(redis: Redis, prefix: string): ExampleStore {
       const ids = await redis.smembers(byOwner(owner));
       const tx = redis.multi().del(byOwner(owner));
       for (const id of ids) tx.del(key(id)).zrem(all, id);
-      await tx.exec();
-      return ids.length;
+      // Each id's zrem says whether it was still kept (an administrator may have deleted it since).
+      const replies = ((await tx.exec()) ?? []) as [Error | null, number][];
+      return replies.filter((_, i) => i > 0 && i % 2 === 0).filter(([, removed]) => removed > 0).length;
     },
   };
 }

@@ -171,6 +171,7 @@ describe("USSD menu (answers from stored results only)", () => {
     expect(first).toContain(name);
     expect(first).not.toContain(core.knowledge.name("tomato__late_blight", "sw"));
     expect(first).toMatch(/1\. Endelea\n0\. Rudi$/);
+    expect(await dial(`2*${saved.code}*7`, caller)).toMatch(/^CON Chaguo si sahihi\.\n/);
     const screens = [first];
     let path = `2*${saved.code}`;
     for (let i = 0; i < 12 && !screens.at(-1)!.startsWith("END "); i++) {

@@ -198,6 +198,29 @@ describe("the review queue", () => {
     expect((await records.store.lastFor("+254700000777"))?.code).toBe(unsureOne.code);
   });
 
+  it("deletes a farmer's examples on their refusal, counting only those still kept", async () => {
+    const example = (id: string) => ({
+      id,
+      code: "K7M4QX",
+      label: "tomato__early_blight",
+      source: "telegram" as const,
+      region: "unknown",
+      takenAt: new Date().toISOString(),
+      decision: "corrected" as const,
+      officer: "amina",
+      decidedAt: new Date().toISOString(),
+      consent: { basis: "informed_no_objection" as const, at: new Date().toISOString() },
+      modelOutcome: "unsure",
+    });
+    const jpeg = { type: "image/jpeg", data: Buffer.from("jpeg") };
+    await records.examples.save(example("owner-9-a"), jpeg, "tg:9");
+    await records.examples.save(example("owner-9-b"), jpeg, "tg:9");
+    expect(await records.examples.delete("owner-9-a")).toBe(true);
+    expect(await records.examples.deleteOwner("tg:9")).toBe(1);
+    expect(await records.examples.get("owner-9-b")).toBeUndefined();
+    expect(await records.examples.deleteOwner("tg:9")).toBe(0);
+  });
+
   it("exports the kept photos in the shared datasets' layout", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "export-"));
     dirs.push(dir);

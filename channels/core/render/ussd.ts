@@ -223,7 +223,7 @@ export function ussdScreens(t: Texts, language: Language) {
      * An extension officer's answer, page `page` (from 0): what they said it is, then what to do; the last page
      * ends the session with the result code.
      */
-    answer(view: AnswerView, page: number): UssdScreen {
+    answer(view: AnswerView, page: number, invalid = false): UssdScreen {
       const lines: (string | ScreenLine)[] =
         view.kind === "text"
           ? [say("officer_text", { code: view.code }), view.diagnosis, view.advice]
@@ -232,7 +232,10 @@ export function ussdScreens(t: Texts, language: Language) {
               ...items(say("what_to_do"), view.actions),
               ...items(say("prevention"), view.prevention),
             ];
-      const pages = paginate([...lines, codeLine(view.code)], [next, back]);
+      const pages = paginate(
+        [...invalidLine(invalid && page === 0), ...lines, codeLine(view.code)],
+        [next, back],
+      );
       return pageOf(pages, page);
     },
 
