@@ -174,6 +174,8 @@ export const MEMORY_SESSIONS = 10_000;
 /** Failed sign-ins allowed per address and per user name in SIGN_IN_WINDOW_SECONDS. */
 export const SIGN_IN_ATTEMPTS = { perIp: 20, perUser: 5 } as const;
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+/** A sign-in attempt's charge is refunded (it succeeded, or was refused unchecked) only this far from its window's end. */
+export const SIGN_IN_REFUND_MARGIN_MS = 5_000;
 export const PASSWORD_MIN_LENGTH = 12;
 
 /** Outbreak view: weeks shown, and the surge rule (this week ≥ factor × mean of the 4 before, and ≥ min). */

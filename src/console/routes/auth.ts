@@ -6,7 +6,7 @@ import {
   RateLimiterRes,
 } from "rate-limiter-flexible";
 import { LANGUAGES, type Language } from "../../diagnosis/types.js";
-import { SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_SECONDS } from "../../limits.js";
+import { SIGN_IN_ATTEMPTS, SIGN_IN_REFUND_MARGIN_MS, SIGN_IN_WINDOW_SECONDS } from "../../limits.js";
 import { checkPassword } from "../../staff/passwords.js";
 import { CONSOLE_PREFIX, sendPage } from "../context.js";
 import type { ConsoleDeps } from "../plugin.js";
@@ -85,8 +85,18 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
     async (request, reply) => {
       const username = request.body.username.trim().toLowerCase();
       const next = safeNext(request.body.next);
-      const refund = () => Promise.all([perIp.reward(request.ip), perUser.reward(username)]);
       const charged = await Promise.allSettled([perIp.consume(request.ip), perUser.consume(username)]);
+      // A refund into a window that has ended since would open the next one below zero: a window about to end
+      // keeps its charge (it is forgotten with it anyway).
+      const refund = () =>
+        Promise.all(
+          ([perIp, perUser] as const).map((limiter, i) => {
+            const c = charged[i]!;
+            const res = c.status === "fulfilled" ? c.value : c.reason;
+            const ending = !(res instanceof RateLimiterRes) || res.msBeforeNext < SIGN_IN_REFUND_MARGIN_MS;
+            return ending ? undefined : limiter.reward(i === 0 ? request.ip : username);
+          }),
+        );
       const over = charged.flatMap((c) => (c.status === "rejected" ? [c.reason] : []))[0];
       // A refused consume still counted: an attempt refused unchecked costs nothing, as it tried nothing.
       if (over !== undefined) await refund();
