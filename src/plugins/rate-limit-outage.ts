@@ -44,6 +44,13 @@ export function createOutageLedger(
         { redis: redis.status },
         "rate limits are per instance while Redis is unavailable: each instance allows the full limit",
       );
+      // Connected but not answering (a stall): no "ready" will say it is over, but a PING queued behind the
+      // stalled commands will.
+      if (redis.status === "ready")
+        redis.ping().then(
+          () => ledger.replay(),
+          () => {},
+        );
     }
     const id = `${options.keyPrefix}:${key}`;
     const entry = spent.get(id);

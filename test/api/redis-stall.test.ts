@@ -10,19 +10,26 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RATE_LIMIT_REDIS_WAIT_MS } from "../../src/limits.js";
 import { createRedis, untilReady } from "../../src/redis.js";
+import { until } from "../channels/support/wait.js";
 import { capturedLogger, testApp } from "./support/app.js";
 
+// While stalled the proxy holds what either side sends, as a Redis busy with a long command holds its clients'.
 let stalled = false;
+const held: (() => void)[] = [];
+function resume() {
+  stalled = false;
+  for (const write of held.splice(0)) write();
+}
 const sockets: Socket[] = [];
 const proxy = createServer((client) => {
   const upstream = connect(6379, "127.0.0.1");
   sockets.push(client, upstream);
-  client.on("data", (chunk) => {
-    if (!stalled) upstream.write(chunk);
-  });
-  upstream.on("data", (chunk) => {
-    if (!stalled) client.write(chunk);
-  });
+  const forward = (to: Socket) => (chunk: Buffer) => {
+    if (stalled) held.push(() => to.write(chunk));
+    else to.write(chunk);
+  };
+  client.on("data", forward(upstream));
+  upstream.on("data", forward(client));
   const end = () => {
     client.destroy();
     upstream.destroy();
@@ -70,5 +77,14 @@ describe("a Redis that stops answering", () => {
     expect(during.headers["x-ratelimit-limit"]).toBe("3");
     expect(performance.now() - started).toBeGreaterThanOrEqual(RATE_LIMIT_REDIS_WAIT_MS - 50);
     expect(lines().join("\n")).toMatch(/rate limits are per instance while Redis is unavailable/);
+
+    // The stall ends without a reconnect: what was counted here goes to Redis, and the outage is over (the next
+    // one is logged again).
+    resume();
+    await until(
+      () => lines().some((l) => l.includes("Redis is back: requests counted per instance")),
+      "the outage ledger replayed",
+      10_000,
+    );
   }, 15_000);
 });
