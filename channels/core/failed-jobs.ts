@@ -40,7 +40,12 @@ export async function listFailed(queue: Queue<ChannelJob>, limit = 100): Promise
 async function putBack(job: Job<ChannelJob>, turns: Turns): Promise<void> {
   const { conversation } = job.data;
   // The job's record of its predecessor follows (JSON drops an undefined one).
-  if (conversation) await job.updateData({ ...job.data, after: await turns.requeue(conversation, job.id!) });
+  if (conversation)
+    await job.updateData({
+      ...job.data,
+      after: await turns.requeue(conversation, job.id!),
+      chainedAt: Date.now(),
+    });
   await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
 }
 

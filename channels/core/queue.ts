@@ -15,6 +15,8 @@ interface Chained {
   conversation?: string;
   /** The job of the same farmer queued just before it, when it was queued (the chain in Redis may move it). */
   after?: string;
+  /** When an operator put the job back at the end of its chain (ms): a missing predecessor is waited for from then. */
+  chainedAt?: number;
 }
 
 export type ChannelJob = Chained &

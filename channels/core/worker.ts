@@ -81,7 +81,7 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
     // Not in the queue: completed and removed since, or chained by a webhook whose job has not landed yet
     // (or never will: a webhook answered 503 that its provider does not deliver again).
     if (await turns.finished(after)) return true;
-    if (Date.now() - job.timestamp < missingWaitMs) return false;
+    if (Date.now() - Math.max(job.timestamp, job.data.chainedAt ?? 0) < missingWaitMs) return false;
     logger.warn(
       { jobId: job.id, after },
       "the job before this one never reached the queue; running without it",

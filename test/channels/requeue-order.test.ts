@@ -1,0 +1,84 @@
+// A job an operator puts back (npm run jobs retry) joins the end of its farmer's chain: when the job now before
+// it was chained by a webhook but has not reached the queue yet, the put-back job waits for it as a new
+// message would, counted from when it was put back, not from when it first arrived.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { retryFailed } from "../../channels/core/failed-jobs.js";
+import { inboundJobId } from "../../channels/core/queue.js";
+import { createTexts } from "../../channels/core/render/texts.js";
+import type { InboundMessage } from "../../channels/core/types.js";
+import { createKnowledge } from "../../src/diagnosis/kb.js";
+import { FixedDiagnoserDouble } from "./support/doubles.js";
+import { type Harness, startHarness } from "./support/harness.js";
+import { until } from "./support/wait.js";
+
+const WAIT_MS = 1_500;
+const texts = createTexts();
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({
+    name: "requeue",
+    diagnoser: new FixedDiagnoserDouble(),
+    knowledge: await createKnowledge(),
+  });
+  // Every worker of this harness waits WAIT_MS for a predecessor not yet queued.
+  h.startWorker({ missingWaitMs: WAIT_MS });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const chat = 881_001;
+const message = (id: string, text: string): InboundMessage => ({
+  provider: "telegram",
+  channel: "telegram",
+  messageId: id,
+  from: String(chat),
+  owner: `tg:${chat}`,
+  to: "bot",
+  text,
+  languageHint: "fr",
+  receivedAt: new Date().toISOString(),
+});
+const toChat = () =>
+  h.standIn.sends("telegram").filter((s) => s.body.chat_id === String(chat) && !s.failedWith);
+
+describe("a job put back behind a message still on its way", () => {
+  it("waits for that message from when it was put back", async () => {
+    // Telegram refuses the first answer for good (403): the job fails and waits for an operator.
+    h.standIn.failNext("telegram", 1, 403);
+    const failed = message("881001001", "aide");
+    await h.queue.enqueueInbound(failed);
+    const failedId = inboundJobId(failed);
+    await until(
+      async () => (await h.queue.queue.getJobState(failedId)) === "failed",
+      "the first job failing",
+    );
+    // Long enough ago that, counted from its first arrival, it would no longer wait for anything.
+    await until(
+      async () => Date.now() - (await h.queue.queue.getJob(failedId))!.timestamp > WAIT_MS,
+      "the failed job's wait running out",
+    );
+
+    // The farmer's next message: its webhook has chained it, and its job is not in the queue yet.
+    const late = message("881001002", "Kiswahili");
+    await h.queue.turns.claim(late.owner, inboundJobId(late));
+    expect(await retryFailed(h.queue, failedId)).toBe(true);
+    await until(
+      async () => (await h.queue.queue.getJobState(failedId)) === "delayed",
+      "the put-back job waiting",
+    );
+    await h.queue.queue.add(
+      "inbound",
+      { kind: "inbound", message: late, conversation: late.owner },
+      { jobId: inboundJobId(late) },
+    );
+    await until(() => toChat().length >= 2, "both answers");
+    const [first, second] = toChat().map((s) => String(s.body.text));
+    // The language chosen in the later message first; the help, put back behind it, then in that language.
+    expect([first, second]).toEqual([
+      texts("sw", "language_changed", { name: "Kiswahili" }),
+      texts("sw", "help"),
+    ]);
+  }, 30_000);
+});
