@@ -218,18 +218,6 @@ describe("a message chained ahead of another that reaches the queue late", () =>
     expect(help).toBe(texts("fr", "help"));
     expect(answer).toMatch(/Code du résultat/);
   }, 30_000);
-
-  it("is given up after the worker's wait when it never comes, and the farmer is answered", async () => {
-    const worker = h.startWorker({ concurrency: 1, missingWaitMs: 500 });
-    const chat = 880_041;
-    const amina = telegramFarmer(chat);
-    const lost = chained(chat, "880041001");
-    await h.queue.turns.claim(lost.owner, inboundJobId(lost));
-    await amina.text("aide");
-    await amina.reply(/^Envoyez une photo nette/, 30_000);
-    expect(h.logs.join("\n")).toContain("the job before this one never reached the queue");
-    await worker.close();
-  }, 30_000);
 });
 
 describe("captions", () => {

@@ -1,6 +1,6 @@
-// A job an operator puts back (npm run jobs retry) joins the end of its farmer's chain: when the job now before
-// it was chained by a webhook but has not reached the queue yet, the put-back job waits for it as a new
-// message would, counted from when it was put back, not from when it first arrived.
+// A farmer's job whose predecessor was chained by a webhook but has not reached the queue waits for it a while
+// (here WAIT_MS, in production TURN_MISSING_WAIT_MS), then runs without it; a job an operator puts back (npm run
+// jobs retry) at the end of its farmer's chain waits the same, counted from when it was put back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retryFailed } from "../../channels/core/failed-jobs.js";
 import { inboundJobId } from "../../channels/core/queue.js";
@@ -42,6 +42,21 @@ const message = (id: string, text: string): InboundMessage => ({
 });
 const toChat = () =>
   h.standIn.sends("telegram").filter((s) => s.body.chat_id === String(chat) && !s.failedWith);
+
+describe("a predecessor that never reaches the queue", () => {
+  it("is given up after the wait, and the farmer is answered", async () => {
+    const other = 881_002;
+    const lost = { ...message("881002001", "aide"), from: String(other), owner: `tg:${other}` };
+    await h.queue.turns.claim(lost.owner, inboundJobId(lost));
+    const asked = { ...message("881002002", "aide"), from: String(other), owner: `tg:${other}` };
+    await h.queue.enqueueInbound(asked);
+    await until(
+      () => h.standIn.sends("telegram").some((s) => s.body.chat_id === String(other)),
+      "the answer",
+    );
+    expect(h.logs.join("\n")).toContain("the job before this one never reached the queue");
+  }, 30_000);
+});
 
 describe("a job put back behind a message still on its way", () => {
   it("waits for that message from when it was put back", async () => {
