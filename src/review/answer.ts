@@ -80,6 +80,11 @@ export async function answerCase(
       stored.owner,
     );
     kept = true;
+    // A refusal that came while this answer was being made: its deletion may have run before this save.
+    if (stored.owner && (await records.consent.get(stored.owner))?.status === "refused") {
+      await records.examples.delete(requestId);
+      kept = false;
+    }
   }
 
   // The officer's answer is now the farmer's latest: "my last diagnosis" (USSD) gives it, also for a photo the

@@ -198,6 +198,37 @@ describe("the review queue", () => {
     expect((await records.store.lastFor("+254700000777"))?.code).toBe(unsureOne.code);
   });
 
+  it("keeps no example of a farmer who refused while the officer's answer was being saved", async () => {
+    await records.consent.inform("tg:10");
+    const stored = await records.record(unsure(), {
+      language: "sw",
+      source: "telegram",
+      owner: "tg:10",
+      photo: await photo(),
+    });
+    const id = stored.result.request_id;
+    await records.reviews.claim(id, "amina");
+    // The farmer's refusal (recorded, their examples deleted) lands between the consent read and the save.
+    const save = records.examples.save;
+    records.examples.save = async (...args) => {
+      await records.consent.set("tg:10", "refused");
+      await records.examples.deleteOwner("tg:10");
+      return save(...args);
+    };
+    try {
+      const outcome = await answerCase({ records, isHealthy }, id, {
+        kind: "corrected",
+        classId: "tomato__early_blight",
+        officer: "amina",
+        at: new Date().toISOString(),
+      });
+      expect(outcome).toMatchObject({ status: "done", kept: false });
+    } finally {
+      records.examples.save = save;
+    }
+    expect(await records.examples.get(id)).toBeUndefined();
+  });
+
   it("deletes a farmer's examples on their refusal, counting only those still kept", async () => {
     const example = (id: string) => ({
       id,
