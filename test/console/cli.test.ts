@@ -114,3 +114,36 @@ describe("npm run dataset:export", () => {
     expect(again.stderr).toContain("is not empty");
   });
 });
+
+describe("npm run dataset:delete", () => {
+  it("deletes labelled examples by result code or id, also once the result has expired", async () => {
+    const records = createRecords(redis, { prefix: keys });
+    const jpeg = { type: "image/jpeg", data: Buffer.from("jpeg") };
+    const example = (id: string, code: string) => ({
+      id,
+      code,
+      label: "bean__rust",
+      source: "console" as const,
+      region: "unknown",
+      takenAt: new Date().toISOString(),
+      decision: "corrected" as const,
+      officer: "amina",
+      decidedAt: new Date().toISOString(),
+      consent: { basis: "staff_recorded" as const, at: new Date().toISOString() },
+      modelOutcome: "unsure",
+    });
+    // No stored result behind them: theirs expired.
+    await records.examples.save(example("expired-result-1", "K7M4QX"), jpeg);
+    await records.examples.save(example("expired-result-2", "M4QX7K"), jpeg);
+    const byCode = await run("src/review/delete-cli.ts", ["k7m4qx"]);
+    expect(byCode).toMatchObject({ code: 0, stdout: "deleted K7M4QX (expired-result-1)\n" });
+    const byId = await run("src/review/delete-cli.ts", ["expired-result-2", "NOPE22"]);
+    expect(byId.code).toBe(1);
+    expect(byId.stdout).toBe("deleted M4QX7K (expired-result-2)\n");
+    expect(byId.stderr).toContain("no labelled example NOPE22");
+    expect(await records.examples.list()).not.toContainEqual(
+      expect.objectContaining({ id: "expired-result-1" }),
+    );
+    expect((await run("src/review/delete-cli.ts", [])).code).toBe(2);
+  });
+});
