@@ -34,10 +34,14 @@ export function createSessionStore(
   type Kept = { session: Session; expires: number };
   const staff = new Map<string, Kept>();
   const anonymous = new Map<string, Kept>();
+  // A session moves between the two as its visitor signs in or out: forgetting it clears both.
+  const forget = (id: string) => {
+    staff.delete(id);
+    anonymous.delete(id);
+  };
   return {
     set(id, session, done) {
-      staff.delete(id);
-      anonymous.delete(id);
+      forget(id);
       const kind = signedIn(session) ? staff : anonymous;
       kind.set(id, { session, expires: Date.now() + lifetime(session) * 1000 });
       while (kind.size > maxInMemory) kind.delete(kind.keys().next().value as string);
@@ -45,15 +49,11 @@ export function createSessionStore(
     },
     get(id, done) {
       const found = staff.get(id) ?? anonymous.get(id);
-      if (found && found.expires <= Date.now()) {
-        staff.delete(id);
-        anonymous.delete(id);
-      }
+      if (found && found.expires <= Date.now()) forget(id);
       done(null, found && found.expires > Date.now() ? found.session : null);
     },
     destroy(id, done) {
-      staff.delete(id);
-      anonymous.delete(id);
+      forget(id);
       done();
     },
   };
