@@ -8,6 +8,7 @@ import { inboundJobId } from "../../channels/core/queue.js";
 import { FARMER_REPLIES } from "../../channels/limits.js";
 import { fieldPhotos, findUnsurePhoto } from "../e2e/unsure-photos.js";
 import { loadCore } from "./support/core.js";
+import { EXAMPLE_PHOTO, labelledExample } from "./support/fixtures.js";
 import { type Harness, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
 import type { Recorded } from "./support/providers.js";
 import { until } from "./support/wait.js";
@@ -163,25 +164,16 @@ describe("Telegram", () => {
 
   it("the refuse button records that photos must not be kept, and deletes those kept before", async () => {
     const stored = (await h.records.store.lastFor(`tg:${CHAT}`))!;
-    const example = {
+    const example = labelledExample({
       id: stored.result.request_id,
       code: stored.code,
       label: "tomato__late_blight",
-      source: "telegram" as const,
-      region: "unknown",
       takenAt: stored.createdAt,
-      decision: "corrected" as const,
-      officer: "amina",
-      decidedAt: new Date().toISOString(),
-      consent: { basis: "informed_no_objection" as const, at: stored.createdAt },
+      consent: { basis: "informed_no_objection", at: stored.createdAt },
       modelOutcome: stored.result.outcome,
-    };
-    await h.records.examples.save(example, { type: "image/jpeg", data: Buffer.from("jpeg") }, `tg:${CHAT}`);
-    await h.records.examples.save(
-      { ...example, id: "someone-else" },
-      { type: "image/jpeg", data: Buffer.from("jpeg") },
-      "tg:1",
-    );
+    });
+    await h.records.examples.save(example, EXAMPLE_PHOTO, `tg:${CHAT}`);
+    await h.records.examples.save({ ...example, id: "someone-else" }, EXAMPLE_PHOTO, "tg:1");
     const before = telegramTo(CHAT).length;
     await telegram(CHAT, { data: encodeAction({ kind: "refuse_photos" }) });
     const reply = (await atLeast(() => telegramTo(CHAT), before + 1, "the reply"))[before]!;

@@ -12,7 +12,7 @@ import { createRecords } from "../../src/results/records.js";
 import { answerCase } from "../../src/review/answer.js";
 import { createStaffStore } from "../../src/staff/accounts.js";
 import { checkPassword } from "../../src/staff/passwords.js";
-import { resultFixture } from "../channels/support/fixtures.js";
+import { EXAMPLE_PHOTO, labelledExample, resultFixture } from "../channels/support/fixtures.js";
 
 const REDIS_PREFIX = `test-cli-${process.pid}-${Date.now()}-`;
 const env = { ...process.env, REDIS_URL: "redis://127.0.0.1:6379", REDIS_PREFIX, LOG_LEVEL: "silent" };
@@ -118,23 +118,9 @@ describe("npm run dataset:export", () => {
 describe("npm run dataset:delete", () => {
   it("deletes labelled examples by result code or id, also once the result has expired", async () => {
     const records = createRecords(redis, { prefix: keys });
-    const jpeg = { type: "image/jpeg", data: Buffer.from("jpeg") };
-    const example = (id: string, code: string) => ({
-      id,
-      code,
-      label: "bean__rust",
-      source: "console" as const,
-      region: "unknown",
-      takenAt: new Date().toISOString(),
-      decision: "corrected" as const,
-      officer: "amina",
-      decidedAt: new Date().toISOString(),
-      consent: { basis: "staff_recorded" as const, at: new Date().toISOString() },
-      modelOutcome: "unsure",
-    });
     // No stored result behind them: theirs expired.
-    await records.examples.save(example("expired-result-1", "K7M4QX"), jpeg);
-    await records.examples.save(example("expired-result-2", "M4QX7K"), jpeg);
+    await records.examples.save(labelledExample({ id: "expired-result-1", code: "K7M4QX" }), EXAMPLE_PHOTO);
+    await records.examples.save(labelledExample({ id: "expired-result-2", code: "M4QX7K" }), EXAMPLE_PHOTO);
     const byCode = await run("src/review/delete-cli.ts", ["k7m4qx"]);
     expect(byCode).toMatchObject({ code: 0, stdout: "deleted K7M4QX (expired-result-1)\n" });
     const byId = await run("src/review/delete-cli.ts", ["expired-result-2", "NOPE22"]);

@@ -10,7 +10,7 @@ import { isoWeek } from "../../src/outbreaks/weeks.js";
 import { createRecords } from "../../src/results/records.js";
 import { answerCase } from "../../src/review/answer.js";
 import { exportDataset, MANIFEST_COLUMNS } from "../../src/review/export.js";
-import { resultFixture } from "../channels/support/fixtures.js";
+import { EXAMPLE_PHOTO, labelledExample, resultFixture } from "../channels/support/fixtures.js";
 
 const redis = new Redis("redis://127.0.0.1:6379");
 const prefix = `test-review-${process.pid}-${Date.now()}:`;
@@ -230,22 +230,8 @@ describe("the review queue", () => {
   });
 
   it("deletes a farmer's examples on their refusal, counting only those still kept", async () => {
-    const example = (id: string) => ({
-      id,
-      code: "K7M4QX",
-      label: "tomato__early_blight",
-      source: "telegram" as const,
-      region: "unknown",
-      takenAt: new Date().toISOString(),
-      decision: "corrected" as const,
-      officer: "amina",
-      decidedAt: new Date().toISOString(),
-      consent: { basis: "informed_no_objection" as const, at: new Date().toISOString() },
-      modelOutcome: "unsure",
-    });
-    const jpeg = { type: "image/jpeg", data: Buffer.from("jpeg") };
-    await records.examples.save(example("owner-9-a"), jpeg, "tg:9");
-    await records.examples.save(example("owner-9-b"), jpeg, "tg:9");
+    await records.examples.save(labelledExample({ id: "owner-9-a" }), EXAMPLE_PHOTO, "tg:9");
+    await records.examples.save(labelledExample({ id: "owner-9-b" }), EXAMPLE_PHOTO, "tg:9");
     expect(await records.examples.delete("owner-9-a")).toBe(true);
     expect(await records.examples.deleteOwner("tg:9")).toBe(1);
     expect(await records.examples.get("owner-9-b")).toBeUndefined();

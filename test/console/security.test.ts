@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultFixture } from "../channels/support/fixtures.js";
+import { labelledExample, resultFixture } from "../channels/support/fixtures.js";
 import { type ConsoleTestApp, consoleTestApp, PARTNER_KEYS, Visitor } from "./support.js";
 
 const PASSWORD = "correct horse battery staple";
@@ -284,19 +284,7 @@ describe("signing in and out", () => {
     const photo = { data: Buffer.from("jpeg bytes"), type: "image/jpeg" };
     const at = new Date().toISOString();
     await t.records.examples.save(
-      {
-        id: caseId,
-        code: caseCode,
-        label: "tomato__early_blight",
-        source: "telegram",
-        region: "KE",
-        takenAt: at,
-        decision: "corrected",
-        officer: "amina",
-        decidedAt: at,
-        consent: { basis: "informed_no_objection", at },
-        modelOutcome: "unsure",
-      },
+      labelledExample({ id: caseId, code: caseCode, region: "KE", takenAt: at, decidedAt: at }),
       photo,
     );
     const officer = new Visitor(t.app);

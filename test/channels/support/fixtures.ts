@@ -1,4 +1,5 @@
 import type { DiagnosisResult } from "../../../src/diagnosis/types.js";
+import type { LabelledExample } from "../../../src/review/examples.js";
 
 /** A stored result's data, as the core returns it: fixture data for rendering and look-up tests. */
 export function resultFixture(overrides: Partial<DiagnosisResult> = {}): DiagnosisResult {
@@ -41,3 +42,25 @@ export function resultFixture(overrides: Partial<DiagnosisResult> = {}): Diagnos
     ...overrides,
   };
 }
+
+/** A labelled example as an officer's correction keeps it (a Telegram farmer who did not object), and a photo. */
+export function labelledExample(
+  overrides: Partial<LabelledExample> & Pick<LabelledExample, "id">,
+): LabelledExample {
+  const at = new Date().toISOString();
+  return {
+    code: "K7M4QX",
+    label: "tomato__early_blight",
+    source: "telegram",
+    region: "unknown",
+    takenAt: at,
+    decision: "corrected",
+    officer: "amina",
+    decidedAt: at,
+    consent: { basis: "informed_no_objection", at },
+    modelOutcome: "unsure",
+    ...overrides,
+  };
+}
+
+export const EXAMPLE_PHOTO = { type: "image/jpeg", data: Buffer.from("jpeg") };
