@@ -7,6 +7,7 @@ import { BUSY_RETRY_SECONDS, createPool } from "../../src/diagnosis/model/pool.j
 import { createUploadTurns } from "../../src/routes/upload-turns.js";
 import { testApp } from "./support/app.js";
 import { multipartBody } from "./support/form.js";
+import type { StubDiagnoser } from "./support/stub-diagnoser.js";
 
 // A full inference queue is a moment of overload, not a fault: the client is told when to come back.
 describe("a full inference queue", () => {
@@ -49,24 +50,34 @@ describe("a full inference queue", () => {
   });
 });
 
+/** Holds the first diagnosis (its upload keeps its turn) until `release`; `firstStarted` resolves as it begins. */
+function holdFirstDiagnosis(diagnoser: StubDiagnoser) {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let started: () => void = () => {};
+  const firstStarted = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const original = diagnoser.diagnose.bind(diagnoser);
+  let first = true;
+  diagnoser.diagnose = async (...args) => {
+    if (first) {
+      first = false;
+      started();
+      await held;
+    }
+    return original(...args);
+  };
+  return { firstStarted, release };
+}
+
 describe("upload turns", () => {
   it("let UPLOADS_IN_FLIGHT photos in at once and refuse the next with 503 when no one may wait", async () => {
     const { app, diagnoser } = await testApp({ env: { UPLOADS_IN_FLIGHT: "1", UPLOADS_WAITING: "0" } });
     const base = await app.listen({ port: 0, host: "127.0.0.1" });
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let started: () => void = () => {};
-    const firstStarted = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    const original = diagnoser.diagnose.bind(diagnoser);
-    diagnoser.diagnose = async (...args) => {
-      started();
-      await held;
-      return original(...args);
-    };
+    const { firstStarted, release } = holdFirstDiagnosis(diagnoser);
     try {
       const { payload, headers } = await multipartBody({}, { data: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) });
       const send = () => fetch(`${base}/diagnosis/`, { method: "POST", body: payload, headers });
@@ -127,24 +138,7 @@ describe("upload turns", () => {
   it("give the turn of a client who hung up while waiting to the next upload", async () => {
     const { app, diagnoser } = await testApp({ env: { UPLOADS_IN_FLIGHT: "1", UPLOADS_WAITING: "1" } });
     const base = await app.listen({ port: 0, host: "127.0.0.1" });
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let started: () => void = () => {};
-    const firstStarted = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    const original = diagnoser.diagnose.bind(diagnoser);
-    let first = true;
-    diagnoser.diagnose = async (...args) => {
-      if (first) {
-        first = false;
-        started();
-        await held;
-      }
-      return original(...args);
-    };
+    const { firstStarted, release } = holdFirstDiagnosis(diagnoser);
     try {
       const { payload, headers } = await multipartBody({}, { data: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) });
       const send = () => fetch(`${base}/diagnosis/`, { method: "POST", body: payload, headers });
