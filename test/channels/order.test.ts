@@ -5,12 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retryAllFailed, retryFailed } from "../../channels/core/failed-jobs.js";
 import { inboundJobId } from "../../channels/core/queue.js";
 import { createTexts } from "../../channels/core/render/texts.js";
-import type { InboundMessage } from "../../channels/core/types.js";
 import { RECEIVED_NOTICE_AFTER_MS } from "../../channels/limits.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { TelegramFarmer, TwilioFarmer } from "./support/conversation.js";
 import { FixedDiagnoserDouble } from "./support/doubles.js";
-import { resultFixture } from "./support/fixtures.js";
+import { resultFixture, telegramText } from "./support/fixtures.js";
 import { type Harness, startHarness, TEST_CONFIG } from "./support/harness.js";
 import type { Recorded } from "./support/providers.js";
 import { until } from "./support/wait.js";
@@ -185,17 +184,7 @@ describe("a farmer is never left in silence", () => {
 
 describe("a message chained ahead of another that reaches the queue late", () => {
   // Its webhook chained it and stalled (or answered 503 and is delivered again) before the queue took it.
-  const chained = (chat: number, id: string): InboundMessage => ({
-    provider: "telegram",
-    channel: "telegram",
-    messageId: id,
-    from: String(chat),
-    owner: `tg:${chat}`,
-    to: "bot",
-    text: "aide",
-    languageHint: "fr",
-    receivedAt: new Date().toISOString(),
-  });
+  const chained = (chat: number, id: string) => telegramText(chat, id, "aide");
 
   it("is waited for: the farmer hears the answers in the order they wrote", async () => {
     const chat = 880_040;

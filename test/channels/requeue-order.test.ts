@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retryFailed } from "../../channels/core/failed-jobs.js";
 import { inboundJobId } from "../../channels/core/queue.js";
 import { createTexts } from "../../channels/core/render/texts.js";
-import type { InboundMessage } from "../../channels/core/types.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { FixedDiagnoserDouble } from "./support/doubles.js";
+import { telegramText } from "./support/fixtures.js";
 import { type Harness, startHarness } from "./support/harness.js";
 import { until } from "./support/wait.js";
 
@@ -29,26 +29,15 @@ afterAll(async () => {
 });
 
 const chat = 881_001;
-const message = (id: string, text: string): InboundMessage => ({
-  provider: "telegram",
-  channel: "telegram",
-  messageId: id,
-  from: String(chat),
-  owner: `tg:${chat}`,
-  to: "bot",
-  text,
-  languageHint: "fr",
-  receivedAt: new Date().toISOString(),
-});
 const toChat = () =>
   h.standIn.sends("telegram").filter((s) => s.body.chat_id === String(chat) && !s.failedWith);
 
 describe("a predecessor that never reaches the queue", () => {
   it("is given up after the wait, and the farmer is answered", async () => {
     const other = 881_002;
-    const lost = { ...message("881002001", "aide"), from: String(other), owner: `tg:${other}` };
+    const lost = telegramText(other, "881002001", "aide");
     await h.queue.turns.claim(lost.owner, inboundJobId(lost));
-    const asked = { ...message("881002002", "aide"), from: String(other), owner: `tg:${other}` };
+    const asked = telegramText(other, "881002002", "aide");
     await h.queue.enqueueInbound(asked);
     await until(
       () => h.standIn.sends("telegram").some((s) => s.body.chat_id === String(other)),
@@ -62,7 +51,7 @@ describe("a job put back behind a message still on its way", () => {
   it("waits for that message from when it was put back", async () => {
     // Telegram refuses the first answer for good (403): the job fails and waits for an operator.
     h.standIn.failNext("telegram", 1, 403);
-    const failed = message("881001001", "aide");
+    const failed = telegramText(chat, "881001001", "aide");
     await h.queue.enqueueInbound(failed);
     const failedId = inboundJobId(failed);
     await until(
@@ -76,7 +65,7 @@ describe("a job put back behind a message still on its way", () => {
     );
 
     // The farmer's next message: its webhook has chained it, and its job is not in the queue yet.
-    const late = message("881001002", "Kiswahili");
+    const late = telegramText(chat, "881001002", "Kiswahili");
     await h.queue.turns.claim(late.owner, inboundJobId(late));
     expect(await retryFailed(h.queue, failedId)).toBe(true);
     await until(

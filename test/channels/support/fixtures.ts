@@ -1,3 +1,4 @@
+import type { InboundMessage } from "../../../channels/core/types.js";
 import type { DiagnosisResult } from "../../../src/diagnosis/types.js";
 import type { LabelledExample } from "../../../src/review/examples.js";
 
@@ -64,3 +65,18 @@ export function labelledExample(
 }
 
 export const EXAMPLE_PHOTO = { type: "image/jpeg", data: Buffer.from("jpeg") };
+
+/** A Telegram text message of chat `chat` (its update id `id`), as the webhook queues it; French by its hint. */
+export function telegramText(chat: number, id: string, text: string): InboundMessage {
+  return {
+    provider: "telegram",
+    channel: "telegram",
+    messageId: id,
+    from: String(chat),
+    owner: `tg:${chat}`,
+    to: "bot",
+    text,
+    languageHint: "fr",
+    receivedAt: new Date().toISOString(),
+  };
+}
