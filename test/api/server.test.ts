@@ -3,6 +3,7 @@ import { once } from "node:events";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { DAMAGED_SPS_HEIC } from "../diagnosis/fixtures.js";
 
 // `npm start`'s entry point as a real process: configuration errors, listening, graceful shutdown.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -36,7 +37,7 @@ describe("src/server.ts", () => {
     expect(line.problems.some((p) => p.startsWith("LOG_LEVEL must be one of"))).toBe(true);
   });
 
-  it("serves on PORT/HOST, logs JSON with request ids, and shuts down gracefully on SIGTERM", async () => {
+  it("serves on PORT/HOST, logs only JSON lines with request ids, and shuts down gracefully on SIGTERM", async () => {
     const { child, output } = start({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" });
     let url: string | undefined;
     for (let i = 0; i < 600 && !url; i++) {
@@ -53,9 +54,22 @@ describe("src/server.ts", () => {
       await new Promise((r) => setTimeout(r, 50));
     expect(output()).toContain(`"request_id":"${id}"`);
 
+    // A HEIC that libheif's HEVC decoder complains about on its thread's console.
+    const form = new FormData();
+    form.append("image", new Blob([DAMAGED_SPS_HEIC], { type: "image/heic" }), "leaf.heic");
+    const refused = await fetch(`${url}/diagnosis/`, { method: "POST", body: form });
+    expect(refused.status).toBe(400);
+    const refusedId = refused.headers.get("x-request-id");
+    for (let i = 0; i < 100 && !output().includes(`"request_id":"${refusedId}"`); i++)
+      await new Promise((r) => setTimeout(r, 50));
+
     child.kill("SIGTERM");
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
     expect(output()).toContain('"signal":"SIGTERM"');
+    const lines = output().trim().split("\n");
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    const unusable = lines.map((l) => JSON.parse(l)).find((l) => l.request_id === refusedId && l.cause);
+    expect(unusable?.cause).toMatch(/SPS error/);
   }, 90_000);
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
 
@@ -63,3 +64,10 @@ export function pngBomb(width: number, height: number): Buffer {
 }
 
 export { heic as toHeic } from "../api/support/images.js";
+
+/**
+ * A 64×48 HEIC (heif-enc 1.15.1) with three bytes of its HEVC parameter sets changed, found by mutating such a
+ * file until libde265 complained: it prints "SPS error: ..." and the decode fails. Committed, because where the
+ * parameter sets lie depends on the encoder's version.
+ */
+export const DAMAGED_SPS_HEIC = readFileSync(new URL("./fixtures/damaged-sps.heic", import.meta.url));

@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ImageError } from "../../src/diagnosis/diagnoser.js";
 import { decodeImage } from "../../src/diagnosis/image/decode.js";
 import { decodeHeif, pickThumbnail, rotateRgba } from "../../src/diagnosis/image/heif.js";
@@ -10,7 +10,7 @@ import { measure } from "../../src/diagnosis/image/stats.js";
 import { resizeTo } from "../../src/diagnosis/model/preprocess.js";
 import { withRotation, withTransformation } from "../api/support/heif-boxes.js";
 import { SKIP_HEIC } from "../api/support/images.js";
-import { leafJpeg, pngBomb, toHeic } from "./fixtures.js";
+import { DAMAGED_SPS_HEIC, leafJpeg, pngBomb, toHeic } from "./fixtures.js";
 
 /** Stored landscape, 200×100: red left half, blue right half. */
 function redLeftBlueRight(): Promise<Buffer> {
@@ -184,6 +184,31 @@ describe.skipIf(SKIP_HEIC)("an elongated HEIC", () => {
     );
     await expect(decodeHeif(strip)).rejects.toMatchObject({ code: "unsupported_format" });
     expect(await imageErrorCode(strip)).toBe("unsupported_format");
+  });
+});
+
+describe("a HEIC whose HEVC stream is damaged", () => {
+  it("is refused as corrupt, and what the decoder printed goes into the error's cause, not onto the console", async () => {
+    const printedToConsole = [vi.spyOn(console, "error"), vi.spyOn(console, "log")];
+    try {
+      const error = await decodeHeif(DAMAGED_SPS_HEIC).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ImageError);
+      expect((error as ImageError).code).toBe("corrupt");
+      expect(((error as ImageError).cause as Error).message).toMatch(/the decoder printed: SPS error: /);
+      for (const spy of printedToConsole) expect(spy).not.toHaveBeenCalled();
+      // The next HEIC starts with nothing printed before it.
+      const after = await decodeHeif(DAMAGED_SPS_HEIC.subarray(0, 40)).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(after).toBeInstanceOf(ImageError);
+      expect(((after as ImageError).cause as Error).message).not.toMatch(/SPS error/);
+    } finally {
+      for (const spy of printedToConsole) spy.mockRestore();
+    }
   });
 });
 

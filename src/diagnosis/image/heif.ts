@@ -23,10 +23,23 @@ const COLORSPACE_RGB = 1;
 const CHROMA_INTERLEAVED_RGBA = 11;
 const CHANNEL_INTERLEAVED = 10;
 
-type LibHeif = typeof import("libheif-js/wasm-bundle.js").default;
+type LibHeif = import("libheif-js/libheif-wasm/libheif-bundle.js").Libheif;
 // Set by loadLibheif, which every entry point awaits before the helpers below use it.
 let libheif!: LibHeif;
 let loading: Promise<LibHeif> | undefined;
+
+/**
+ * What libheif's C code printed during the decode in progress. Left to itself it writes to console.error (libde265's
+ * "SPS error: ..." for a damaged HEVC stream), raw lines in a service whose logs are JSON lines; kept here, they
+ * become part of the error's cause, which the request's log line carries. A decode runs without an await, so the
+ * lines are the current decode's. A decode that succeeds drops them: its picture is the answer.
+ */
+const printed: string[] = [];
+const MAX_PRINTED_LINES = 5;
+
+function keepPrinted(line: string): void {
+  if (printed.length < MAX_PRINTED_LINES) printed.push(line);
+}
 
 /**
  * libheif is loaded by the first HEIC a thread decodes, not when this module is imported: its WebAssembly
@@ -34,10 +47,9 @@ let loading: Promise<LibHeif> | undefined;
  * ever decoding a HEIC (the server sends them to a thread of their own).
  */
 function loadLibheif(): Promise<LibHeif> {
-  loading ??= import("libheif-js/wasm-bundle.js").then(async ({ default: lib }) => {
-    await lib.ready;
-    libheif = lib;
-    return lib;
+  loading ??= import("libheif-js/libheif-wasm/libheif-bundle.js").then(({ default: createLibheif }) => {
+    libheif = createLibheif({ print: keepPrinted, printErr: keepPrinted });
+    return libheif;
   });
   return loading;
 }
@@ -58,7 +70,9 @@ function loadLibheif(): Promise<LibHeif> {
  */
 export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
   await loadLibheif();
+  printed.length = 0;
   const heap = heapScope();
+  let trapped = false;
   try {
     const input = heap.alloc(bytes.length);
     libheif.HEAPU8.set(bytes, input);
@@ -105,9 +119,22 @@ export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
       originalHeight: original.height,
       decoded: thumbnail === null ? "primary" : "thumbnail",
     };
+  } catch (error) {
+    if (error instanceof ImageError) throw error;
+    // A trap (an out-of-bounds access or an abort inside the C code) leaves the instance's heap in an unknown
+    // state: nothing more is called on it, and the next HEIC gets a new instance. The file is what made it trap.
+    trapped = true;
+    loading = undefined;
+    throw new ImageError("the HEIC/HEIF image could not be decoded: it is truncated or corrupt", "corrupt", {
+      cause: new Error(withPrinted(`libheif trapped: ${asError(error).message}`)),
+    });
   } finally {
-    heap.close();
+    if (!trapped) heap.close();
   }
+}
+
+function withPrinted(message: string): string {
+  return printed.length === 0 ? message : `${message}; the decoder printed: ${printed.join(" | ")}`;
 }
 
 /**
@@ -266,7 +293,7 @@ function heapScope(): HeapScope {
       const code = libheif.HEAP32[error >> 2];
       if (code !== 0) {
         const reason = cString(libheif.HEAPU32[(error >> 2) + 2]!);
-        throw new ImageError(message, "corrupt", { cause: new Error(`libheif: ${reason}`) });
+        throw new ImageError(message, "corrupt", { cause: new Error(withPrinted(`libheif: ${reason}`)) });
       }
     },
     pointer(call, message) {

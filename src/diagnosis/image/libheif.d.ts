@@ -2,10 +2,14 @@
 // makes (libheif's heif.h documents them). Pointers are byte offsets into the module's heap. A C function that
 // returns a struct (heif_error: int code, int subcode, const char* message) takes a pointer to write it to
 // as its first argument.
-declare module "libheif-js/wasm-bundle.js" {
+declare module "libheif-js/libheif-wasm/libheif-bundle.js" {
   type Ptr = number;
-  interface Libheif {
-    ready: Promise<unknown>;
+  /** Emscripten's module settings: where the C code's stdout and stderr lines go (default: console.log, console.error). */
+  interface LibheifOptions {
+    print?: (line: string) => void;
+    printErr?: (line: string) => void;
+  }
+  export interface Libheif {
     HEAPU8: Uint8Array;
     HEAP32: Int32Array;
     HEAPU32: Uint32Array;
@@ -44,6 +48,7 @@ declare module "libheif-js/wasm-bundle.js" {
     _heif_image_get_height(image: Ptr, channel: number): number;
     _heif_image_get_plane_readonly(image: Ptr, channel: number, strideOut: Ptr): Ptr;
   }
-  const libheif: Libheif;
-  export default libheif;
+  /** A new, independent instance (its own WebAssembly memory), ready on return: the bundle embeds the binary. */
+  const createLibheif: (options?: LibheifOptions) => Libheif;
+  export default createLibheif;
 }
