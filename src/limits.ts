@@ -158,6 +158,13 @@ export const LOW_CONFIDENCE = 0.6;
 export const REVIEW_PAGE_CASES = 50;
 /** How long an officer's claim on a case lasts without being renewed (opening the case renews it). */
 export const CLAIM_SECONDS = 10 * 60;
+/**
+ * An officer's answer whose follow-up (the decision on the result, the outbreak count, the labelled example, the
+ * message to the farmer) failed part-way is taken up again this often by the API; one process at a time holds
+ * it, for at most this lease (long enough for the follow-up's few Redis calls and one queue write).
+ */
+export const SETTLE_RETRY_MS = 60_000;
+export const SETTLE_LEASE_SECONDS = 60;
 /** Longest free-text diagnosis and advice an officer may send (chat channels carry it whole). */
 export const ANSWER_MAX_CHARS = { diagnosis: 200, advice: 1200 } as const;
 

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { CLAIM_SECONDS, REVIEW_PAGE_CASES } from "../limits.js";
+import { CLAIM_SECONDS, REVIEW_PAGE_CASES, SETTLE_LEASE_SECONDS } from "../limits.js";
 import type { ResultStore } from "../results/store.js";
 import type { Decision, ReviewReason, StoredResult } from "../results/types.js";
 
@@ -25,13 +25,29 @@ export interface ReviewQueue {
   /** Takes (or renews) the case for CLAIM_SECONDS; refused while someone else holds it, or once decided. */
   claim(requestId: string, officer: string): Promise<ClaimOutcome>;
   release(requestId: string, officer: string): Promise<void>;
-  /** Records the officer's answer, if they still hold the claim; the case leaves the queue. */
+  /**
+   * Closes the case with the officer's answer, if they still hold the claim: in the same step the answer is
+   * kept as unsettled, until `settled` says everything it leads to is done (answer.ts), so none of it is lost to
+   * a failure after the case left the queue.
+   */
   decide(requestId: string, decision: Decision): Promise<"done" | "not_claimed" | "gone">;
+  /** Answers whose follow-up is not done yet. */
+  unsettled(): Promise<UnsettledAnswer[]>;
+  /** Takes the follow-up of an answer for SETTLE_LEASE_SECONDS; false while another process holds it. */
+  leaseSettling(requestId: string): Promise<boolean>;
+  settled(requestId: string): Promise<void>;
+}
+
+export interface UnsettledAnswer {
+  requestId: string;
+  decision: Decision;
 }
 
 interface Keys {
   open: string;
   claim(id: string): string;
+  settling: string;
+  settleLease(id: string): string;
 }
 
 /** The parts that differ between Redis and memory: the open set and the claims. */
@@ -43,10 +59,13 @@ interface CaseIndex {
   /** Claims an open case when free or already the officer's (renews either way); "" when it is not open. */
   take(id: string, officer: string): Promise<string>;
   drop(id: string, officer: string): Promise<void>;
-  /** Atomically: if the officer holds the claim, release it and dequeue the case. */
-  finish(id: string, officer: string): Promise<boolean>;
+  /** Atomically: if the officer holds the claim, release it, dequeue the case and keep `decision` unsettled. */
+  finish(id: string, officer: string, decision: string): Promise<boolean>;
   isOpen(id: string): Promise<boolean>;
   remove(id: string): Promise<void>;
+  unsettled(): Promise<Array<[id: string, decision: string]>>;
+  lease(id: string): Promise<boolean>;
+  settle(id: string): Promise<void>;
 }
 
 export function createReviewQueue(
@@ -59,7 +78,12 @@ export function createReviewQueue(
   const index = redis
     ? redisIndex(
         redis,
-        { open: `${prefix}review:open`, claim: (id) => `${prefix}review:claim:${id}` },
+        {
+          open: `${prefix}review:open`,
+          claim: (id) => `${prefix}review:claim:${id}`,
+          settling: `${prefix}review:settling`,
+          settleLease: (id) => `${prefix}review:settle-lease:${id}`,
+        },
         claimSeconds,
       )
     : memoryIndex(claimSeconds);
@@ -103,17 +127,25 @@ export function createReviewQueue(
     async decide(requestId, decision) {
       const stored = await store.get(requestId);
       if (!stored) return "gone";
-      if (!(await index.finish(requestId, decision.officer))) return "not_claimed";
-      await store.setState(requestId, "decision", decision);
-      return "done";
+      return (await index.finish(requestId, decision.officer, JSON.stringify(decision)))
+        ? "done"
+        : "not_claimed";
     },
+    unsettled: async () =>
+      (await index.unsettled()).map(([requestId, decision]) => ({
+        requestId,
+        decision: JSON.parse(decision) as Decision,
+      })),
+    leaseSettling: (requestId) => index.lease(requestId),
+    settled: (requestId) => index.settle(requestId),
   };
 }
 
 // Compares and deletes in one step, so an officer whose claim lapsed (and was taken) cannot answer too, nor
 // one holding a claim on a case answered meanwhile.
 const FINISH = `if redis.call('get', KEYS[1]) == ARGV[1] and redis.call('zscore', KEYS[2], ARGV[2]) then
-  redis.call('del', KEYS[1]); redis.call('zrem', KEYS[2], ARGV[2]); return 1
+  redis.call('del', KEYS[1]); redis.call('zrem', KEYS[2], ARGV[2]); redis.call('hset', KEYS[3], ARGV[2], ARGV[3])
+  return 1
 end
 return 0`;
 // Claims only an open case: the case may be answered between claim()'s look and this step.
@@ -138,11 +170,17 @@ function redisIndex(redis: Redis, keys: Keys, claimSeconds: number): CaseIndex {
     async drop(id, officer) {
       await redis.eval(DROP, 1, keys.claim(id), officer);
     },
-    finish: async (id, officer) =>
-      (await redis.eval(FINISH, 2, keys.claim(id), keys.open, officer, id)) === 1,
+    finish: async (id, officer, decision) =>
+      (await redis.eval(FINISH, 3, keys.claim(id), keys.open, keys.settling, officer, id, decision)) === 1,
     isOpen: async (id) => (await redis.zscore(keys.open, id)) !== null,
     async remove(id) {
       await redis.multi().zrem(keys.open, id).del(keys.claim(id)).exec();
+    },
+    unsettled: async () => Object.entries(await redis.hgetall(keys.settling)),
+    lease: async (id) =>
+      (await redis.set(keys.settleLease(id), "1", "EX", SETTLE_LEASE_SECONDS, "NX")) === "OK",
+    async settle(id) {
+      await redis.multi().hdel(keys.settling, id).del(keys.settleLease(id)).exec();
     },
   };
 }
@@ -150,6 +188,8 @@ function redisIndex(redis: Redis, keys: Keys, claimSeconds: number): CaseIndex {
 function memoryIndex(claimSeconds: number): CaseIndex {
   const open = new Map<string, number>();
   const claims = new Map<string, { officer: string; expires: number }>();
+  const settling = new Map<string, string>();
+  const leases = new Map<string, number>();
   const holder = (id: string) => {
     const claim = claims.get(id);
     return claim && claim.expires > Date.now() ? claim.officer : undefined;
@@ -175,16 +215,27 @@ function memoryIndex(claimSeconds: number): CaseIndex {
     async drop(id, officer) {
       if (holder(id) === officer) claims.delete(id);
     },
-    async finish(id, officer) {
+    async finish(id, officer, decision) {
       if (holder(id) !== officer || !open.has(id)) return false;
       claims.delete(id);
       open.delete(id);
+      settling.set(id, decision);
       return true;
     },
     isOpen: async (id) => open.has(id),
     async remove(id) {
       open.delete(id);
       claims.delete(id);
+    },
+    unsettled: async () => [...settling.entries()],
+    async lease(id) {
+      if ((leases.get(id) ?? 0) > Date.now()) return false;
+      leases.set(id, Date.now() + SETTLE_LEASE_SECONDS * 1000);
+      return true;
+    },
+    async settle(id) {
+      settling.delete(id);
+      leases.delete(id);
     },
   };
 }

@@ -8,7 +8,7 @@ import { CLAIM_SECONDS, SURGE_MIN_COUNT } from "../../src/limits.js";
 import { outbreakReport } from "../../src/outbreaks/report.js";
 import { isoWeek } from "../../src/outbreaks/weeks.js";
 import { createRecords } from "../../src/results/records.js";
-import { answerCase } from "../../src/review/answer.js";
+import { answerCase, settleAnswers } from "../../src/review/answer.js";
 import { exportDataset, MANIFEST_COLUMNS } from "../../src/review/export.js";
 import { EXAMPLE_PHOTO, labelledExample, resultFixture } from "../channels/support/fixtures.js";
 
@@ -227,6 +227,58 @@ describe("the review queue", () => {
       records.examples.save = save;
     }
     expect(await records.examples.get(id)).toBeUndefined();
+  });
+
+  it("finishes an answer whose follow-up failed part-way, once: the message, the example, the count", async () => {
+    // Records of its own: the export below counts every example kept in `records`.
+    const records = createRecords(redis, { prefix: `${prefix}settle:` });
+    await records.consent.inform("tg:20");
+    const stored = await records.record(unsure(), {
+      language: "sw",
+      source: "telegram",
+      owner: "tg:20",
+      photo: await photo(),
+      region: "Uganda",
+      replyTo: { provider: "telegram", channel: "telegram", to: "20" },
+    });
+    const id = stored.result.request_id;
+    const week = isoWeek(new Date(stored.createdAt));
+    const count = async () => (await records.outbreaks.read([week])).get(week)?.get("UG\tmaize__common_rust");
+    await records.reviews.claim(id, "amina");
+    const enqueued: string[] = [];
+    let queueDown = true;
+    const deps = {
+      records,
+      isHealthy,
+      enqueueAnswer: async (requestId: string) => {
+        if (queueDown) throw new Error("Connection is closed.");
+        enqueued.push(requestId);
+      },
+    };
+    const decision = {
+      kind: "corrected",
+      classId: "maize__common_rust",
+      officer: "amina",
+      at: new Date().toISOString(),
+    } as const;
+    expect(await answerCase(deps, id, decision)).toEqual({ status: "settling" });
+    // The case has left the queue, and its answer waits to be finished.
+    expect((await records.reviews.list()).map((c) => c.stored.result.request_id)).not.toContain(id);
+    expect((await records.reviews.unsettled()).map((u) => u.requestId)).toContain(id);
+    expect(await count()).toBe(1);
+
+    queueDown = false;
+    // Another process holds the follow-up for its lease: nothing is done twice meanwhile.
+    expect(await settleAnswers(deps)).toBe(0);
+    await redis.del(`${prefix}settle:review:settle-lease:${id}`);
+    expect(await settleAnswers(deps)).toBe(1);
+    expect(enqueued).toEqual([id]);
+    expect((await records.examples.get(id))?.label).toBe("maize__common_rust");
+    expect(await count()).toBe(1);
+    expect((await records.store.lastFor("tg:20"))?.code).toBe(stored.code);
+    expect(await records.reviews.unsettled()).toEqual([]);
+    expect(await settleAnswers(deps)).toBe(0);
+    expect(enqueued).toEqual([id]);
   });
 
   it("deletes a farmer's examples on their refusal, counting only those still kept", async () => {

@@ -30,7 +30,10 @@ export interface ConsoleTestApp {
 /** The REST app with the console, on the real Redis under a key prefix of its own (a stub core by default). */
 export async function consoleTestApp(
   name: string,
-  { diagnoser = new StubDiagnoser() }: { diagnoser?: Diagnoser } = {},
+  {
+    diagnoser = new StubDiagnoser(),
+    enqueueAnswer,
+  }: { diagnoser?: Diagnoser; enqueueAnswer?: (requestId: string, owner?: string) => Promise<void> } = {},
 ): Promise<ConsoleTestApp> {
   const prefix = `test-console-${name}-${process.pid}-${Date.now()}:`;
   const redis = new Redis("redis://127.0.0.1:6379");
@@ -65,6 +68,7 @@ export async function consoleTestApp(
       records,
       staff,
       knowledge,
+      ...(enqueueAnswer ? { enqueueAnswer } : {}),
       resultSink: (result, submission) =>
         sink(result, submission).finally(() => sinking(result.request_id).resolve()),
     },

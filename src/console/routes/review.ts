@@ -1,8 +1,8 @@
 import { type FastifyPluginAsyncTypebox, Type } from "@fastify/type-provider-typebox";
 import { CLASS_IDS } from "../../diagnosis/knowledge/entries.js";
-import { ANSWER_MAX_CHARS, CLAIM_SECONDS } from "../../limits.js";
+import { ANSWER_MAX_CHARS, CLAIM_SECONDS, SETTLE_RETRY_MS } from "../../limits.js";
 import { DECISIONS, type Decision } from "../../results/types.js";
-import { answerCase } from "../../review/answer.js";
+import { type AnswerDeps, answerCase, settleAnswers } from "../../review/answer.js";
 import { CONSOLE_PREFIX, flash, sendPage } from "../context.js";
 import type { ConsoleDeps } from "../plugin.js";
 import { CsrfOnly, OneOf } from "../schema.js";
@@ -22,6 +22,24 @@ const AnswerBody = Type.Object({
 const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
   const { records } = deps;
   const queuePage = `${CONSOLE_PREFIX}/review`;
+  const answering = (logger: AnswerDeps["logger"]): AnswerDeps => ({
+    records,
+    isHealthy: (classId) => deps.knowledge.isHealthy(classId),
+    ...(deps.enqueueAnswer ? { enqueueAnswer: deps.enqueueAnswer } : {}),
+    ...(logger ? { logger } : {}),
+  });
+
+  // Answers whose follow-up failed part-way (answer.ts) are finished here, by whichever API process gets to them.
+  let settling: NodeJS.Timeout | undefined;
+  app.addHook("onReady", async () => {
+    settling = setInterval(() => {
+      settleAnswers(answering(app.log)).catch((error: unknown) =>
+        app.log.warn({ err: error }, "officer's answers: could not list those to finish"),
+      );
+    }, SETTLE_RETRY_MS);
+    settling.unref();
+  });
+  app.addHook("onClose", async () => clearInterval(settling));
 
   app.get(queuePage, { schema: { hide: true } }, async (request, reply) => {
     const ctx = await app.pageContext(request, reply);
@@ -116,16 +134,11 @@ const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) =
         if (!diagnosis || !advice) return problem(ctx.t("review.missing_text"));
         decision = { kind: "answered", diagnosis, advice, officer, at };
       }
-      const outcome = await answerCase(
-        {
-          records,
-          isHealthy: (classId) => deps.knowledge.isHealthy(classId),
-          ...(deps.enqueueAnswer ? { enqueueAnswer: deps.enqueueAnswer } : {}),
-          logger: request.log,
-        },
-        id,
-        decision,
-      );
+      const outcome = await answerCase(answering(request.log), id, decision);
+      if (outcome.status === "settling") {
+        flash(request, "ok", ctx.t("review.settling", { seconds: SETTLE_RETRY_MS / 1000 }));
+        return reply.redirect(queuePage, 303);
+      }
       if (outcome.status !== "done") {
         flash(request, "error", outcome.status === "gone" ? ctx.t("review.closed") : ctx.t("review.expired"));
         return reply.redirect(queuePage, 303);
