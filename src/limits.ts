@@ -160,11 +160,15 @@ export const REVIEW_PAGE_CASES = 50;
 export const CLAIM_SECONDS = 10 * 60;
 /**
  * An officer's answer whose follow-up (the decision on the result, the outbreak count, the labelled example, the
- * message to the farmer) failed part-way is taken up again this often by the API; one process at a time holds
- * it, for at most this lease (long enough for the follow-up's few Redis calls and one queue write).
+ * message to the farmer) failed part-way is taken up again this often by the API, one process at a time.
  */
 export const SETTLE_RETRY_MS = 60_000;
-export const SETTLE_LEASE_SECONDS = 60;
+/** An answer younger than this is still being finished by the request that made it: the rounds leave it. */
+export const SETTLE_AFTER_MS = 10_000;
+/** What the officer is told: a failed follow-up is taken up by the first round at least SETTLE_AFTER_MS after it. */
+export const SETTLE_WITHIN_MINUTES = Math.ceil((SETTLE_RETRY_MS + SETTLE_AFTER_MS) / 60_000);
+/** A follow-up that fails gives its lease back at once; this bounds one whose process died holding it. */
+export const SETTLE_LEASE_SECONDS = 5 * 60;
 /** Longest free-text diagnosis and advice an officer may send (chat channels carry it whole). */
 export const ANSWER_MAX_CHARS = { diagnosis: 200, advice: 1200 } as const;
 

@@ -7,7 +7,7 @@ import type { ReviewQueue } from "../review/queue.js";
 import { type PhotoStore, preparePhoto } from "./photos.js";
 import { regionOf } from "./region.js";
 import type { ResultStore } from "./store.js";
-import type { ReturnAddress, ReviewReason, StoredResult, Submission } from "./types.js";
+import type { Decision, ReturnAddress, ReviewReason, StoredResult, Submission } from "./types.js";
 
 export interface RecordInput extends Submission {
   owner?: string;
@@ -47,8 +47,16 @@ export function countedDisease(
   isHealthy: (classId: string) => boolean,
 ): string | undefined {
   const decided = stored.review?.decision;
-  if (decided) return decided.classId && !isHealthy(decided.classId) ? decided.classId : undefined;
+  if (decided) return decidedDisease(decided, isHealthy);
   return stored.result.outcome === "diagnosed" ? stored.result.diagnoses[0]?.id : undefined;
+}
+
+/** The disease an officer's decision counts under: the class they named, unless it is a healthy one. */
+export function decidedDisease(
+  decision: Decision,
+  isHealthy: (classId: string) => boolean,
+): string | undefined {
+  return decision.classId && !isHealthy(decision.classId) ? decision.classId : undefined;
 }
 
 export type Recorder = (result: DiagnosisResult, input: RecordInput) => Promise<StoredResult>;

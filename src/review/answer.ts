@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
+import { SETTLE_AFTER_MS } from "../limits.js";
 import { isoWeek } from "../outbreaks/weeks.js";
-import { countedDisease } from "../results/record.js";
+import { countedDisease, decidedDisease } from "../results/record.js";
 import type { Records } from "../results/records.js";
 import type { Decision, StoredResult } from "../results/types.js";
 import type { LabelledExample } from "./examples.js";
@@ -44,67 +45,80 @@ export async function answerCase(
   requestId: string,
   decision: Decision,
 ): Promise<AnswerOutcome> {
-  const status = await deps.records.reviews.decide(requestId, decision);
+  const { reviews } = deps.records;
+  const status = await reviews.decide(requestId, decision);
   if (status !== "done") return { status };
+  const token = await reviews.leaseSettling(requestId);
+  if (!token) return { status: "settling" };
   try {
-    if (await deps.records.reviews.leaseSettling(requestId)) {
-      const settled = await settle(deps, requestId, decision);
-      return settled ? { status: "done", ...settled } : { status: "gone" };
-    }
+    const settled = await settle(deps, requestId, decision, token);
+    return settled ? { status: "done", ...settled } : { status: "gone" };
   } catch (error) {
     deps.logger?.warn(
       { err: error, requestId },
       "officer's answer saved, its follow-up failed: retried later",
     );
+    await reviews.releaseSettling(requestId, token).catch(() => {});
+    return { status: "settling" };
   }
-  return { status: "settling" };
 }
 
-/** Finishes every unsettled answer no other process is finishing (the API runs this every SETTLE_RETRY_MS). */
-export async function settleAnswers(deps: AnswerDeps): Promise<number> {
+/**
+ * Finishes the unsettled answers no other process is finishing, but for those younger than SETTLE_AFTER_MS,
+ * which the request that made them is still finishing. The API runs it every SETTLE_RETRY_MS.
+ */
+export async function settleAnswers(deps: AnswerDeps, now = Date.now()): Promise<number> {
+  const { reviews } = deps.records;
   let done = 0;
-  for (const { requestId, decision } of await deps.records.reviews.unsettled()) {
-    if (!(await deps.records.reviews.leaseSettling(requestId))) continue;
+  for (const { requestId, decision } of await reviews.unsettled()) {
+    if (now - Date.parse(decision.at) < SETTLE_AFTER_MS) continue;
+    const token = await reviews.leaseSettling(requestId);
+    if (!token) continue;
     try {
-      await settle(deps, requestId, decision);
+      await settle(deps, requestId, decision, token);
       done++;
     } catch (error) {
       deps.logger?.warn({ err: error, requestId }, "officer's answer: follow-up failed again");
+      await reviews.releaseSettling(requestId, token).catch(() => {});
     }
   }
   return done;
 }
 
+/** The result as the model left it, before any officer's decision. */
+function asTheModelLeftIt(stored: StoredResult): StoredResult {
+  if (!stored.review?.decision) return stored;
+  const { decision: _, ...review } = stored.review;
+  return { ...stored, review };
+}
+
 /**
- * Everything an answer leads to, in an order that can be run again after a failure at any step: the decision
- * goes onto the result and the outbreak count moves once (a rerun finds the decision there and skips both);
- * the example, the farmer's latest result and the queued message (one job id per result) are the same however
- * often they are written. Undefined when the result has expired meanwhile.
+ * Everything an answer leads to, in an order that can be run again after a failure at any step: the outbreak
+ * count moves once per result (outbreaks.moveOnce), and the decision on the result, the example, the farmer's
+ * latest result and the queued message (one job id per result) are the same however often they are written.
+ * Undefined when the result has expired meanwhile.
  */
 async function settle(
   deps: AnswerDeps,
   requestId: string,
   decision: Decision,
+  token: string,
 ): Promise<Omit<Extract<AnswerOutcome, { status: "done" }>, "status"> | undefined> {
   const { records } = deps;
-  const before = await records.store.get(requestId);
-  if (!before) {
-    await records.reviews.settled(requestId);
+  const current = await records.store.get(requestId);
+  if (!current) {
+    await records.reviews.settled(requestId, token);
     return undefined;
   }
-  let stored = before;
-  if (!before.review?.decision) {
-    await records.store.setState(requestId, "decision", decision);
-    stored = (await records.store.get(requestId)) ?? before;
-    const was = countedDisease(before, deps.isHealthy);
-    const now = countedDisease(stored, deps.isHealthy);
-    if (was !== now) {
-      const week = isoWeek(new Date(stored.createdAt));
-      const region = stored.region ?? "unknown";
-      if (was) await records.outbreaks.add(week, region, was, -1);
-      if (now) await records.outbreaks.add(week, region, now, 1);
-    }
+  const from = countedDisease(asTheModelLeftIt(current), deps.isHealthy);
+  const to = decidedDisease(decision, deps.isHealthy);
+  if (from !== to) {
+    const move = { ...(from ? { from } : {}), ...(to ? { to } : {}) };
+    const week = isoWeek(new Date(current.createdAt));
+    await records.outbreaks.moveOnce(week, current.region ?? "unknown", move, requestId);
   }
+  await records.store.setState(requestId, "decision", decision);
+  const stored = (await records.store.get(requestId)) ?? current;
 
   let kept = false;
   const consent = await consentOf(stored, records);
@@ -141,7 +155,7 @@ async function settle(
   if (stored.owner) await records.store.setLast(stored.owner, requestId);
   const reachable = stored.replyTo !== undefined || stored.routing !== undefined;
   if (reachable && deps.enqueueAnswer) await deps.enqueueAnswer(requestId, stored.owner);
-  await records.reviews.settled(requestId);
+  await records.reviews.settled(requestId, token);
   deps.logger?.info({ requestId, kind: decision.kind, kept, sent: reachable }, "officer answered a case");
   return { stored, sent: reachable && deps.enqueueAnswer !== undefined, kept };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { CLAIM_SECONDS, REVIEW_PAGE_CASES, SETTLE_LEASE_SECONDS } from "../limits.js";
 import type { ResultStore } from "../results/store.js";
@@ -33,9 +34,14 @@ export interface ReviewQueue {
   decide(requestId: string, decision: Decision): Promise<"done" | "not_claimed" | "gone">;
   /** Answers whose follow-up is not done yet. */
   unsettled(): Promise<UnsettledAnswer[]>;
-  /** Takes the follow-up of an answer for SETTLE_LEASE_SECONDS; false while another process holds it. */
-  leaseSettling(requestId: string): Promise<boolean>;
-  settled(requestId: string): Promise<void>;
+  /**
+   * Takes the follow-up of an unsettled answer for SETTLE_LEASE_SECONDS: a token to hand back, or undefined
+   * while another process holds it or once it is settled.
+   */
+  leaseSettling(requestId: string): Promise<string | undefined>;
+  /** Gives the lease back without settling (the follow-up failed: the next round takes it up). */
+  releaseSettling(requestId: string, token: string): Promise<void>;
+  settled(requestId: string, token: string): Promise<void>;
 }
 
 export interface UnsettledAnswer {
@@ -64,8 +70,11 @@ interface CaseIndex {
   isOpen(id: string): Promise<boolean>;
   remove(id: string): Promise<void>;
   unsettled(): Promise<Array<[id: string, decision: string]>>;
-  lease(id: string): Promise<boolean>;
-  settle(id: string): Promise<void>;
+  isUnsettled(id: string): Promise<boolean>;
+  /** Only while `id` is unsettled and nobody holds its lease: the new lease's token. */
+  lease(id: string, token: string): Promise<boolean>;
+  /** Releases the lease if `token` still holds it; with `settle`, the answer leaves the unsettled ones too. */
+  unlease(id: string, token: string, settle: boolean): Promise<void>;
 }
 
 export function createReviewQueue(
@@ -92,7 +101,8 @@ export function createReviewQueue(
     async add(stored, reason) {
       const id = stored.result.request_id;
       const review = stored.review;
-      if (review?.decision) return;
+      // Decided, also while what follows the decision is still being finished.
+      if (review?.decision || (await index.isUnsettled(id))) return;
       if (review?.reasons.includes(reason) && (await index.isOpen(id))) return;
       const queuedAt = review?.queuedAt ?? new Date().toISOString();
       const reasons = [...new Set([...(review?.reasons ?? []), reason])];
@@ -136,8 +146,12 @@ export function createReviewQueue(
         requestId,
         decision: JSON.parse(decision) as Decision,
       })),
-    leaseSettling: (requestId) => index.lease(requestId),
-    settled: (requestId) => index.settle(requestId),
+    async leaseSettling(requestId) {
+      const token = randomUUID();
+      return (await index.lease(requestId, token)) ? token : undefined;
+    },
+    releaseSettling: (requestId, token) => index.unlease(requestId, token, false),
+    settled: (requestId, token) => index.unlease(requestId, token, true),
   };
 }
 
@@ -156,6 +170,14 @@ if (not holder) or holder == ARGV[1] then
 end
 return holder`;
 const DROP = `if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) end return 0`;
+// An answer settled meanwhile (by a process that listed it later) is not taken up again.
+const LEASE = `if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return 0 end
+if redis.call('set', KEYS[2], ARGV[2], 'NX', 'EX', ARGV[3]) then return 1 end
+return 0`;
+// Only the lease's holder releases it: one whose lease ran out must not free the next holder's.
+const UNLEASE = `if ARGV[3] == '1' then redis.call('hdel', KEYS[1], ARGV[1]) end
+if redis.call('get', KEYS[2]) == ARGV[2] then redis.call('del', KEYS[2]) end
+return 0`;
 
 function redisIndex(redis: Redis, keys: Keys, claimSeconds: number): CaseIndex {
   return {
@@ -177,10 +199,12 @@ function redisIndex(redis: Redis, keys: Keys, claimSeconds: number): CaseIndex {
       await redis.multi().zrem(keys.open, id).del(keys.claim(id)).exec();
     },
     unsettled: async () => Object.entries(await redis.hgetall(keys.settling)),
-    lease: async (id) =>
-      (await redis.set(keys.settleLease(id), "1", "EX", SETTLE_LEASE_SECONDS, "NX")) === "OK",
-    async settle(id) {
-      await redis.multi().hdel(keys.settling, id).del(keys.settleLease(id)).exec();
+    isUnsettled: async (id) => (await redis.hexists(keys.settling, id)) === 1,
+    lease: async (id, token) =>
+      (await redis.eval(LEASE, 2, keys.settling, keys.settleLease(id), id, token, SETTLE_LEASE_SECONDS)) ===
+      1,
+    async unlease(id, token, settle) {
+      await redis.eval(UNLEASE, 2, keys.settling, keys.settleLease(id), id, token, settle ? 1 : 0);
     },
   };
 }
@@ -189,7 +213,7 @@ function memoryIndex(claimSeconds: number): CaseIndex {
   const open = new Map<string, number>();
   const claims = new Map<string, { officer: string; expires: number }>();
   const settling = new Map<string, string>();
-  const leases = new Map<string, number>();
+  const leases = new Map<string, { token: string; expires: number }>();
   const holder = (id: string) => {
     const claim = claims.get(id);
     return claim && claim.expires > Date.now() ? claim.officer : undefined;
@@ -228,14 +252,15 @@ function memoryIndex(claimSeconds: number): CaseIndex {
       claims.delete(id);
     },
     unsettled: async () => [...settling.entries()],
-    async lease(id) {
-      if ((leases.get(id) ?? 0) > Date.now()) return false;
-      leases.set(id, Date.now() + SETTLE_LEASE_SECONDS * 1000);
+    isUnsettled: async (id) => settling.has(id),
+    async lease(id, token) {
+      if (!settling.has(id) || (leases.get(id)?.expires ?? 0) > Date.now()) return false;
+      leases.set(id, { token, expires: Date.now() + SETTLE_LEASE_SECONDS * 1000 });
       return true;
     },
-    async settle(id) {
-      settling.delete(id);
-      leases.delete(id);
+    async unlease(id, token, settle) {
+      if (settle) settling.delete(id);
+      if (leases.get(id)?.token === token) leases.delete(id);
     },
   };
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
-import { CLAIM_SECONDS, SURGE_MIN_COUNT } from "../../src/limits.js";
+import { CLAIM_SECONDS, SETTLE_AFTER_MS, SURGE_MIN_COUNT } from "../../src/limits.js";
 import { outbreakReport } from "../../src/outbreaks/report.js";
 import { isoWeek } from "../../src/outbreaks/weeks.js";
 import { createRecords } from "../../src/results/records.js";
@@ -262,23 +262,46 @@ describe("the review queue", () => {
       at: new Date().toISOString(),
     } as const;
     expect(await answerCase(deps, id, decision)).toEqual({ status: "settling" });
-    // The case has left the queue, and its answer waits to be finished.
+    // The case has left the queue, and its answer waits to be finished; a farmer's "wrong" does not reopen it.
+    await records.reviews.add(stored, "farmer_said_wrong");
     expect((await records.reviews.list()).map((c) => c.stored.result.request_id)).not.toContain(id);
-    expect((await records.reviews.unsettled()).map((u) => u.requestId)).toContain(id);
+    expect((await records.reviews.unsettled()).map((u) => u.requestId)).toEqual([id]);
     expect(await count()).toBe(1);
 
     queueDown = false;
-    // Another process holds the follow-up for its lease: nothing is done twice meanwhile.
+    const later = Date.now() + SETTLE_AFTER_MS;
+    // Just made: the request that made it is still finishing it.
     expect(await settleAnswers(deps)).toBe(0);
-    await redis.del(`${prefix}settle:review:settle-lease:${id}`);
-    expect(await settleAnswers(deps)).toBe(1);
+    // Another process holds the follow-up: nothing is done twice meanwhile.
+    const held = await records.reviews.leaseSettling(id);
+    expect(held).toBeDefined();
+    expect(await settleAnswers(deps, later)).toBe(0);
+    await records.reviews.releaseSettling(id, held!);
+    expect(await settleAnswers(deps, later)).toBe(1);
     expect(enqueued).toEqual([id]);
     expect((await records.examples.get(id))?.label).toBe("maize__common_rust");
     expect(await count()).toBe(1);
     expect((await records.store.lastFor("tg:20"))?.code).toBe(stored.code);
     expect(await records.reviews.unsettled()).toEqual([]);
-    expect(await settleAnswers(deps)).toBe(0);
+    // Settled: a round that listed it before is not given it again.
+    expect(await records.reviews.leaseSettling(id)).toBeUndefined();
+    expect(await settleAnswers(deps, later)).toBe(0);
     expect(enqueued).toEqual([id]);
+  });
+
+  it("moves an outbreak count once per result, both sides together, however often it is asked", async () => {
+    const week = isoWeek(new Date());
+    const read = async () => (await records.outbreaks.read([week])).get(week);
+    await records.outbreaks.add(week, "TZ", "maize__common_rust", 1);
+    for (let i = 0; i < 3; i++)
+      await records.outbreaks.moveOnce(
+        week,
+        "TZ",
+        { from: "maize__common_rust", to: "maize__gray_leaf_spot" },
+        "r-1",
+      );
+    expect((await read())?.get("TZ\tmaize__common_rust")).toBeUndefined();
+    expect((await read())?.get("TZ\tmaize__gray_leaf_spot")).toBe(1);
   });
 
   it("deletes a farmer's examples on their refusal, counting only those still kept", async () => {

@@ -25,15 +25,16 @@ vi.mock("libheif-js/libheif-wasm/libheif-bundle.js", async (importOriginal) => {
 });
 
 describe.skipIf(SKIP_HEIC)("a HEIC that makes the WebAssembly decoder trap", () => {
-  it("is refused as corrupt, and the next HEIC is decoded by a new instance", async () => {
+  it("is refused as corrupt, and HEICs after it, also one already waiting, are decoded by a new instance", async () => {
     const photo = await toHeic(await leafJpeg(320, 240));
-    const error = await decodeHeif(photo).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    // Both wait for the first instance; the first to run traps in it, the other must not use it.
+    const [trapped, waiting] = await Promise.allSettled([decodeHeif(photo), decodeHeif(photo)]);
+    expect(trapped.status).toBe("rejected");
+    const error = (trapped as PromiseRejectedResult).reason as unknown;
     expect(error).toBeInstanceOf(ImageError);
     expect((error as ImageError).code).toBe("corrupt");
     expect(((error as ImageError).cause as Error).message).toMatch(/^libheif trapped: unreachable/);
+    expect(waiting.status).toBe("fulfilled");
     const image = await decodeHeif(photo);
     expect([image.width, image.height]).toEqual([320, 240]);
     expect(instances.created).toBe(2);

@@ -1,6 +1,6 @@
 import { type FastifyPluginAsyncTypebox, Type } from "@fastify/type-provider-typebox";
 import { CLASS_IDS } from "../../diagnosis/knowledge/entries.js";
-import { ANSWER_MAX_CHARS, CLAIM_SECONDS, SETTLE_RETRY_MS } from "../../limits.js";
+import { ANSWER_MAX_CHARS, CLAIM_SECONDS, SETTLE_RETRY_MS, SETTLE_WITHIN_MINUTES } from "../../limits.js";
 import { DECISIONS, type Decision } from "../../results/types.js";
 import { type AnswerDeps, answerCase, settleAnswers } from "../../review/answer.js";
 import { CONSOLE_PREFIX, flash, sendPage } from "../context.js";
@@ -136,7 +136,7 @@ const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) =
       }
       const outcome = await answerCase(answering(request.log), id, decision);
       if (outcome.status === "settling") {
-        flash(request, "ok", ctx.t("review.settling", { seconds: SETTLE_RETRY_MS / 1000 }));
+        flash(request, "ok", ctx.t("review.settling", { minutes: SETTLE_WITHIN_MINUTES }));
         return reply.redirect(queuePage, 303);
       }
       if (outcome.status !== "done") {

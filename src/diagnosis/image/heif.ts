@@ -24,7 +24,7 @@ const CHROMA_INTERLEAVED_RGBA = 11;
 const CHANNEL_INTERLEAVED = 10;
 
 type LibHeif = import("libheif-js/libheif-wasm/libheif-bundle.js").Libheif;
-// Set by loadLibheif, which every entry point awaits before the helpers below use it.
+// The instance of the decode running now (decodeHeif sets it before the helpers below use it).
 let libheif!: LibHeif;
 let loading: Promise<LibHeif> | undefined;
 
@@ -41,16 +41,18 @@ function keepPrinted(line: string): void {
   if (printed.length < MAX_PRINTED_LINES) printed.push(line);
 }
 
+/** Instances a decode trapped in: never used again. */
+const trappedInstances = new WeakSet<LibHeif>();
+
 /**
  * libheif is loaded by the first HEIC a thread decodes, not when this module is imported: its WebAssembly
  * instance holds about 27 MB, and the main thread and the inference threads import this module without
  * ever decoding a HEIC (the server sends them to a thread of their own).
  */
 function loadLibheif(): Promise<LibHeif> {
-  loading ??= import("libheif-js/libheif-wasm/libheif-bundle.js").then(({ default: createLibheif }) => {
-    libheif = createLibheif({ print: keepPrinted, printErr: keepPrinted });
-    return libheif;
-  });
+  loading ??= import("libheif-js/libheif-wasm/libheif-bundle.js").then(({ default: createLibheif }) =>
+    createLibheif({ print: keepPrinted, printErr: keepPrinted }),
+  );
   return loading;
 }
 
@@ -69,7 +71,11 @@ function loadLibheif(): Promise<LibHeif> {
  * has; with a mirror or crop on the primary, only a thumbnail with transformations of its own is used.
  */
 export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
-  await loadLibheif();
+  let lib = await loadLibheif();
+  // A decode that was waiting for the instance another one trapped in loads a new one. From here on nothing is
+  // awaited, so no other decode can run (and trap) in between.
+  while (trappedInstances.has(lib)) lib = await loadLibheif();
+  libheif = lib;
   printed.length = 0;
   const heap = heapScope();
   let trapped = false;
@@ -120,10 +126,12 @@ export async function decodeHeif(bytes: Uint8Array): Promise<RgbaImage> {
       decoded: thumbnail === null ? "primary" : "thumbnail",
     };
   } catch (error) {
-    if (error instanceof ImageError) throw error;
-    // A trap (an out-of-bounds access or an abort inside the C code) leaves the instance's heap in an unknown
-    // state: nothing more is called on it, and the next HEIC gets a new instance. The file is what made it trap.
+    // WebAssembly.RuntimeError: a trap (an out-of-bounds access or an abort inside the C code). It leaves the
+    // instance's heap in an unknown state: nothing more is called on it, and the next HEIC gets a new instance.
+    // The file is what made it trap. Anything else (an ImageError, a JavaScript error) is not the file's fault.
+    if (!(error instanceof Error && error.name === "RuntimeError")) throw error;
     trapped = true;
+    trappedInstances.add(libheif);
     loading = undefined;
     throw new ImageError("the HEIC/HEIF image could not be decoded: it is truncated or corrupt", "corrupt", {
       cause: new Error(withPrinted(`libheif trapped: ${asError(error).message}`)),
