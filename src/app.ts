@@ -67,7 +67,9 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}) {
     trustProxy: trustProxy(deps.config.trustProxy),
     genReqId: () => crypto.randomUUID(),
     logController: new LogController({ requestIdLogLabel: "request_id" }),
-    ajv: { plugins: [fileKeyword] },
+    // Every invalid field in one 422 (design.md: `detail` is a list), not the first only. Fastify leaves allErrors
+    // off against costly schemas; these forms are a few bounded strings and one file.
+    ajv: { customOptions: { allErrors: true }, plugins: [fileKeyword] },
     // Errors raised before routing (e.g. a malformed URL) skip every hook: give them the API's error shape,
     // request id and rate limit here. `app` exists by the time a request arrives.
     frameworkErrors: (error, request, reply: FastifyReply) => {

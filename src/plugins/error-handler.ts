@@ -12,7 +12,9 @@ const errorHandler: FastifyPluginAsync = async (app) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const request_id = request.id;
     if (error.validation) {
-      const problems = error.validation.map((e) => toProblem(e, error.validationContext ?? "body"));
+      const all = error.validation.map((e) => toProblem(e, error.validationContext ?? "body"));
+      // One problem per field: a field can break several rules at once (a repeated field is too long, too).
+      const problems = all.filter((p, i) => all.findIndex((q) => q.loc.join("/") === p.loc.join("/")) === i);
       request.log.info({ problems }, "request failed validation");
       return reply.code(422).send({ detail: problems, request_id });
     }
@@ -72,7 +74,11 @@ function toProblem(e: FastifySchemaValidationError, context: string): FieldProbl
     }
     case "type":
       return params.type === "boolean"
-        ? { loc, msg: "Input should be a valid boolean: true or false", type: "bool_parsing" }
+        ? {
+            loc,
+            msg: "Input should be a valid boolean: true or false (or 1/0, yes/no, on/off)",
+            type: "bool_parsing",
+          }
         : { loc, msg: `Input should be a valid ${String(params.type)}`, type: `${String(params.type)}_type` };
     case "maxLength":
       return {

@@ -16,7 +16,7 @@ import {
   ValidationError,
 } from "../schemas/errors.js";
 import { retryAfterHeader, withHeaders } from "../schemas/headers.js";
-import { DiagnosisForm, type DiagnosisFormValues } from "../schemas/request.js";
+import { DiagnosisForm, type DiagnosisFormValues, withFormBooleans } from "../schemas/request.js";
 import { DiagnosisResult } from "../schemas/result.js";
 import { parseUserData } from "../schemas/user-data.js";
 import { createUploadTurns } from "./upload-turns.js";
@@ -101,7 +101,7 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
         once: true,
       });
       socket?.setTimeout?.(idleTimeoutMs);
-      request.body = await readForm(request);
+      request.body = withFormBooleans(await readForm(request));
     },
   });
 

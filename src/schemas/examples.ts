@@ -37,7 +37,7 @@ export const exampleTreatment: Treatment = {
 };
 
 export const exampleDetection: Detection = {
-  name: "late_blight_lesion",
+  name: "late_blight",
   bbox: [0.12, 0.3, 0.25, 0.2],
   confidence: 0.78,
 };

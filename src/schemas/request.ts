@@ -58,7 +58,7 @@ export const DiagnosisForm = Type.Object(
       Type.Boolean({
         default: false,
         description:
-          "`true` or `false`. When true, `detections` holds a box for each leaf whose own reading shows a named disease (every leaf found is read, which takes a little longer); otherwise it is null. The diagnosis is the same either way.",
+          "`true` or `false` (also `1`/`0`, `yes`/`no`, `on`/`off`, `t`/`f`, `y`/`n`, in any case, as FastAPI reads them). When true, `detections` holds a box for each leaf whose own reading shows a named disease (every leaf found is read, which takes a little longer); otherwise it is null. The diagnosis is the same either way.",
         examples: [true],
       }),
     ),
@@ -79,3 +79,38 @@ export const DiagnosisForm = Type.Object(
 type Form = Static<typeof DiagnosisForm>;
 /** The form after validation: Ajv's `useDefaults` has filled in every field that has a default. */
 export type DiagnosisFormValues = Form & Required<Pick<Form, "language" | "detail_level" | "include_bbox">>;
+
+/**
+ * A form boolean as FastAPI (pydantic) reads it, in any case: a partner's client written against such a service
+ * sends `True` (Python's str(True)), `1`, or `on` (an HTML checkbox).
+ */
+const FORM_BOOLEANS: Record<string, "true" | "false"> = {
+  true: "true",
+  t: "true",
+  yes: "true",
+  y: "true",
+  on: "true",
+  "1": "true",
+  false: "false",
+  f: "false",
+  no: "false",
+  n: "false",
+  off: "false",
+  "0": "false",
+};
+const BOOLEAN_FIELDS = Object.entries(DiagnosisForm.properties)
+  .filter(([, schema]) => schema.type === "boolean")
+  .map(([name]) => name);
+
+/**
+ * The form with its boolean fields spelled as the schema's coercion reads them (`true`, `false`); any other
+ * value is left as sent, for the schema to refuse.
+ */
+export function withFormBooleans<T>(form: Record<string, T | string>): Record<string, T | string> {
+  const out = { ...form };
+  for (const name of BOOLEAN_FIELDS) {
+    const value = out[name];
+    if (typeof value === "string") out[name] = FORM_BOOLEANS[value.trim().toLowerCase()] ?? value;
+  }
+  return out;
+}

@@ -79,11 +79,16 @@ const Candidate = Type.Object(
 
 const Detection = Type.Object(
   {
-    name: Type.String({ description: "Issue id, lower snake case", examples: [exampleDetection.name] }),
+    name: Type.String({
+      description:
+        "The condition seen on this leaf, lower snake case: a diagnosis id without its crop (`tomato__late_blight` → `late_blight`)",
+      examples: [exampleDetection.name],
+    }),
     bbox: Type.Array(Type.Number({ minimum: 0, maximum: 1 }), {
       minItems: 4,
       maxItems: 4,
-      description: "[x, y, width, height], each normalised to 0..1 of the image's width or height",
+      description:
+        "[x, y, width, height], each normalised to 0..1 of the width or height of the photo as it is seen (upright: after its EXIF orientation or HEIF rotation)",
       examples: [exampleDetection.bbox],
     }),
     confidence: Confidence(exampleDetection.confidence),
@@ -105,7 +110,7 @@ export const DiagnosisResult = Type.Object(
     }),
     crop_health: StringEnum(CROP_HEALTH, {
       description:
-        "`unhealthy` when a disease is found; `unknown` when the image is not a usable plant photo.",
+        "`unhealthy` when a disease is found; `unknown` when none is named: not a plant, an unusable photo, a crop the model does not cover, or the model is unsure.",
       examples: [exampleResult.crop_health],
     }),
     outcome: StringEnum(OUTCOMES, {

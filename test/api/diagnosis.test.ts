@@ -112,7 +112,7 @@ describe("POST /diagnosis/ success", () => {
       includeBbox: true,
     });
     expect(res.json().detections).toEqual([
-      { name: "late_blight_lesion", bbox: [0.1, 0.2, 0.3, 0.4], confidence: 0.8 },
+      { name: "late_blight", bbox: [0.1, 0.2, 0.3, 0.4], confidence: 0.8 },
     ]);
   });
 
@@ -132,6 +132,23 @@ describe("POST /diagnosis/ success", () => {
       language: "fr",
       cropType: undefined,
     });
+  });
+
+  it.each([
+    ["True", true],
+    ["TRUE", true],
+    ["1", true],
+    ["yes", true],
+    ["on", true],
+    [" t ", true],
+    ["False", false],
+    ["0", false],
+    ["no", false],
+    ["OFF", false],
+  ])("reads include_bbox=%j as FastAPI does (%s)", async (value, expected) => {
+    const res = await post({ include_bbox: value });
+    expect(res.statusCode).toBe(200);
+    expect(diagnoser.calls.at(-1)!.context.includeBbox).toBe(expected);
   });
 
   it("ignores the declared file name and type (the core sniffs the bytes)", async () => {
@@ -209,7 +226,8 @@ describe("POST /diagnosis/ validation (422)", () => {
     ["language", "de", "enum"],
     ["language", "EN", "enum"],
     ["detail_level", "basic", "enum"],
-    ["include_bbox", "yes", "bool_parsing"],
+    ["include_bbox", "maybe", "bool_parsing"],
+    ["include_bbox", "2", "bool_parsing"],
     ["crop_type", "x".repeat(65), "string_too_long"],
     ["region", "x".repeat(101), "string_too_long"],
     ["growth_stage", "x".repeat(65), "string_too_long"],
@@ -222,6 +240,22 @@ describe("POST /diagnosis/ validation (422)", () => {
     const [problem] = problems(res.body);
     expect(problem).toMatchObject({ loc: ["body", field], type });
     expect(problem!.msg).toBeTruthy();
+  });
+
+  it("lists every invalid field in one answer, once each", async () => {
+    const res = await post({
+      language: "de",
+      detail_level: "basic",
+      include_bbox: "maybe",
+      region: "x".repeat(101),
+    });
+    expect(res.statusCode).toBe(422);
+    expect(problems(res.body).map((p) => [p.loc.join("."), p.type])).toEqual([
+      ["body.region", "string_too_long"],
+      ["body.language", "enum"],
+      ["body.detail_level", "enum"],
+      ["body.include_bbox", "bool_parsing"],
+    ]);
   });
 
   it("names the allowed values of an enum", async () => {

@@ -54,7 +54,7 @@ export function cannedResult(requestId: string, includeBbox: boolean): Diagnosis
       urgency: "high",
     },
     detections: includeBbox
-      ? [{ name: "late_blight_lesion", bbox: [0.1, 0.2, 0.3, 0.4], confidence: 0.8 }]
+      ? [{ name: "late_blight", bbox: [0.1, 0.2, 0.3, 0.4], confidence: 0.8 }]
       : null,
     additional_notes: null,
     error: null,
