@@ -21,7 +21,7 @@ import multipart from "./plugins/multipart.js";
 import rateLimit from "./plugins/rate-limit.js";
 import requestId from "./plugins/request-id.js";
 import type { Records } from "./results/records.js";
-import type { ResultSink } from "./results/types.js";
+import type { ResultSink, Routing } from "./results/types.js";
 import diagnosisRoute from "./routes/diagnosis.js";
 import healthRoute, { version } from "./routes/health.js";
 import resultsRoute from "./routes/results.js";
@@ -36,6 +36,8 @@ export interface AppDeps {
   redis?: Redis;
   /** Stores each REST result and sends it to the farmer when user_data routes it (channels). */
   resultSink?: ResultSink;
+  /** The channels `user_data` may route a result to here (a provider runs them); any, when absent. */
+  deliverable?: ReadonlySet<Routing["channel"]>;
   /** What is kept about diagnoses; with `staff` and `knowledge`, the results API and the staff console run. */
   records?: Records;
   staff?: StaffStore;

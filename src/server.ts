@@ -59,6 +59,7 @@ const app = await buildApp(
     diagnoser,
     redis,
     resultSink,
+    deliverable: queue ? deliverableChannels(PROVIDERS, config) : new Set(),
     records,
     staff,
     knowledge,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest, RouteShorthandOptions } from "
 import type { AppDeps } from "../app.js";
 import { BUSY_RETRY_SECONDS } from "../diagnosis/model/pool.js";
 import type { DiagnosisContext } from "../diagnosis/types.js";
-import { ApiError } from "../http-errors.js";
+import { ApiError, FieldValidationError } from "../http-errors.js";
 import { UPLOAD_WAIT_MS } from "../limits.js";
 import { readForm } from "../plugins/multipart.js";
 import { preparePhoto } from "../results/photos.js";
@@ -117,6 +117,18 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       const { filename, mimetype, data } = form.image;
       request.log.debug({ filename, mimetype, bytes: data.length }, "image received");
       const routing = parseUserData(form.user_data);
+      if (routing && deps.deliverable && !deps.deliverable.has(routing.channel)) {
+        const open = [...deps.deliverable];
+        throw new FieldValidationError([
+          {
+            loc: ["body", "user_data", "channel"],
+            msg:
+              `This service cannot send results by ${routing.channel}: no provider for it is configured here. ` +
+              (open.length ? `It can send by ${open.join(", ")}.` : "It sends results by no channel."),
+            type: "channel_unavailable",
+          },
+        ]);
+      }
       const context: DiagnosisContext = {
         cropType: form.crop_type,
         region: form.region,

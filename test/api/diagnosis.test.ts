@@ -307,6 +307,43 @@ describe("POST /diagnosis/ validation (422)", () => {
   });
 });
 
+describe("POST /diagnosis/ routed to a channel the service does not send by", () => {
+  it("is refused with 422 channel_unavailable, naming the channels it does send by", async () => {
+    const { app: telegramOnly, diagnoser: stub } = await testApp({
+      deps: { resultSink: async () => {}, deliverable: new Set(["telegram"] as const) },
+    });
+    try {
+      const send = async (userData: object) => {
+        const { payload, headers } = await multipartBody(
+          { user_data: JSON.stringify(userData) },
+          { data: JPEG },
+        );
+        return telegramOnly.inject({
+          method: "POST",
+          url: "/diagnosis/",
+          payload,
+          headers,
+          remoteAddress: nextIp(),
+        });
+      };
+      const refused = await send({ channel: "sms", phone: "+254712345678" });
+      expect(refused.statusCode).toBe(422);
+      expect(problems(refused.body)).toEqual([
+        {
+          loc: ["body", "user_data", "channel"],
+          msg: "This service cannot send results by sms: no provider for it is configured here. It can send by telegram.",
+          type: "channel_unavailable",
+        },
+      ]);
+      expect(stub.calls).toHaveLength(0);
+      expect((await send({ channel: "telegram", chat_id: 42 })).statusCode).toBe(200);
+      expect((await send({ device: "feature_phone" })).statusCode).toBe(200);
+    } finally {
+      await telegramOnly.close();
+    }
+  });
+});
+
 describe("POST /diagnosis/ bad requests (400)", () => {
   const expect400 = (
     res: { statusCode: number; body: string; headers: Record<string, unknown> },
