@@ -1,4 +1,4 @@
-import { parseCrop } from "./crops.js";
+import { namesUnsupportedCrop, parseCrop } from "./crops.js";
 import { hidesContent } from "./image/quality.js";
 import type { Knowledge, NoteRequest } from "./kb.js";
 import { CLASS_DESCRIPTION_NOTE } from "./knowledge/notes.js";
@@ -159,7 +159,7 @@ export function detectionsOf(diagnoses: Diagnosis[], boxes: ModelVerdict["boxes"
 /** The crop the farmer named, when it is not one the model covers (a typing slip reads the same). */
 function unknownCrop(context: DiagnosisContext): string | null {
   const given = context.cropType?.trim();
-  return given && !parseCrop(given) ? given : null;
+  return given && namesUnsupportedCrop(given) ? given : null;
 }
 
 /** Names the crops we cover, in the reader's language, and the farmer's own crop when one was given. */

@@ -26,7 +26,7 @@ export const DiagnosisForm = Type.Object(
     }),
     crop_type: text(
       TEXT_LIMITS.crop_type,
-      `Crop in the photo. Optional: the crop is detected automatically. Recognised values narrow the diagnosis: ${CROPS.join(", ")} (also in the six languages); another crop is answered \`crop_not_supported\`.`,
+      `Crop in the photo. Optional: the crop is detected automatically. Recognised values narrow the diagnosis: ${CROPS.join(", ")} (also in the six languages, and inside longer text such as \`cherry tomato\`); another crop (\`sweet potato\` is one) is answered \`crop_not_supported\`.`,
       "tomato",
     ),
     region: text(

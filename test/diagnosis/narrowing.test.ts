@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCrop } from "../../src/diagnosis/crops.js";
+import { namesUnsupportedCrop, parseCrop } from "../../src/diagnosis/crops.js";
 import { type Names, narrowByCrop } from "../../src/diagnosis/narrowing.js";
 
 const names: Names = { crop: (c) => `<${c}>`, disease: (id) => `<${id}>` };
@@ -35,5 +35,33 @@ describe("crop narrowing", () => {
     expect(parseCrop("  CORN ")).toBe("maize");
     expect(parseCrop("feijão")).toBe("bean");
     expect(parseCrop("cassava")).toBeNull();
+  });
+
+  it("finds one of the six crops inside longer text, but not inside another crop's name", () => {
+    expect(parseCrop("cherry tomato")).toBe("tomato");
+    expect(parseCrop("Tomato plant")).toBe("tomato");
+    expect(parseCrop("Irish potato")).toBe("potato");
+    expect(parseCrop("sweet corn")).toBe("maize");
+    expect(parseCrop("green beans")).toBe("bean");
+    expect(parseCrop("haricots verts")).toBe("bean");
+    expect(parseCrop("chilli")).toBe("pepper");
+    expect(parseCrop("pilipili hoho")).toBe("pepper");
+    expect(parseCrop("maize (hybrid H614)")).toBe("maize");
+    for (const other of [
+      "sweet potato",
+      "Soya bean",
+      "black pepper",
+      "viazi vitamu",
+      "patate douce",
+      "popcorn",
+    ])
+      expect(parseCrop(other), other).toBeNull();
+    // Two of ours: which one the photo shows is the model's to say, not the text's; neither is unsupported.
+    for (const both of ["tomato and potato", "maize/beans intercrop"]) {
+      expect(parseCrop(both), both).toBeNull();
+      expect(namesUnsupportedCrop(both), both).toBe(false);
+    }
+    expect(namesUnsupportedCrop("sweet potato")).toBe(true);
+    expect(namesUnsupportedCrop("cherry tomato")).toBe(false);
   });
 });
