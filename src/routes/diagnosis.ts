@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest, RouteShorthandOptions } from "fastify";
 import type { AppDeps } from "../app.js";
+import { MAX_INPUT_MEGAPIXELS } from "../diagnosis/image/limits.js";
 import { BUSY_RETRY_SECONDS } from "../diagnosis/model/pool.js";
 import type { DiagnosisContext } from "../diagnosis/types.js";
 import { ApiError, FieldValidationError } from "../http-errors.js";
@@ -27,7 +28,7 @@ Send \`multipart/form-data\`; only \`image\` is required. The crop is detected a
 \`region\` narrow the diagnosis. Rate limit: 30 requests per minute per IP, or the API key's own limit.
 
 400: malformed multipart body, or an image that is empty, over 10 MB, not a decodable JPEG/PNG/WebP/HEIC/HEIF
-(recognised from its bytes) or over 40 megapixels. 422: a form field fails validation. 503: too many photos are
+(recognised from its bytes) or over ${MAX_INPUT_MEGAPIXELS} megapixels. 422: a form field fails validation. 503: too many photos are
 already waiting for upload or analysis; retry after \`Retry-After\` seconds.`;
 
 const response = {

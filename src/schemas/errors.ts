@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { BusyError } from "../diagnosis/diagnoser.js";
+import { MAX_INPUT_MEGAPIXELS } from "../diagnosis/image/limits.js";
 import { BUSY_RETRY_SECONDS } from "../diagnosis/model/pool.js";
 import { EXAMPLE_REQUEST_ID } from "./examples.js";
 
@@ -17,7 +18,7 @@ const errorBody = (id: string, description: string, example: string) =>
 
 export const BadRequestError = errorBody(
   "BadRequestError",
-  "Malformed multipart body, or an image that is empty, over 10 MB, not JPEG/PNG/WebP/HEIC/HEIF, or over 40 megapixels",
+  `Malformed multipart body, or an image that is empty, over 10 MB, not JPEG/PNG/WebP/HEIC/HEIF, or over ${MAX_INPUT_MEGAPIXELS} megapixels`,
   "The image is larger than 10 MB",
 );
 export const UnauthorizedError = errorBody(

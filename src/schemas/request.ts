@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { MAX_INPUT_MEGAPIXELS } from "../diagnosis/image/limits.js";
 import { CROPS, DETAIL_LEVELS, LANGUAGES } from "../diagnosis/types.js";
 import type { UploadedFile } from "./file.js";
 import { StringEnum } from "./helpers.js";
@@ -21,7 +22,7 @@ export const DiagnosisForm = Type.Object(
     image: Type.Unsafe<UploadedFile>({
       isFile: true,
       description:
-        "The photo: JPEG, PNG, WebP, HEIC or HEIF, at most 10 MB and 40 megapixels. The format is recognised " +
+        `The photo: JPEG, PNG, WebP, HEIC or HEIF, at most 10 MB and ${MAX_INPUT_MEGAPIXELS} megapixels. The format is recognised ` +
         "from the file's bytes; the declared content type and file name are ignored.",
     }),
     crop_type: text(

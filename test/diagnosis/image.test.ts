@@ -167,6 +167,13 @@ describe("decoding", () => {
     expect(await imageErrorCode(heifHeaderOnly)).toBe("corrupt");
   });
 
+  it("takes the header of a 50 MP phone photo (its pixels are decoded), not one just over the budget", async () => {
+    // pngBomb's pixel data is a few bytes: a header within the budget gets as far as decoding them.
+    expect(await imageErrorCode(pngBomb(8160, 6144))).toBe("corrupt");
+    expect(await imageErrorCode(pngBomb(8064, 6048))).toBe("corrupt");
+    expect(await imageErrorCode(pngBomb(8192, 6400))).toBe("too_many_pixels");
+  });
+
   it("refuses a strip too elongated to be a photo", async () => {
     const strip = await sharp({ create: { width: 4000, height: 20, channels: 3, background: "#3a7d2a" } })
       .png()

@@ -1,6 +1,11 @@
 import { uninitialisedBytes } from "../buffers.js";
 import { ImageError } from "../diagnoser.js";
-import { MAX_ASPECT_RATIO, MAX_INPUT_PIXELS, THUMBNAIL_MIN_SHORT_SIDE } from "./limits.js";
+import {
+  MAX_ASPECT_RATIO,
+  MAX_INPUT_MEGAPIXELS,
+  MAX_INPUT_PIXELS,
+  THUMBNAIL_MIN_SHORT_SIDE,
+} from "./limits.js";
 
 export interface RgbaImage {
   /** 4 bytes per pixel, row-major, upright (the container's irot/imir applied by libheif). */
@@ -333,7 +338,7 @@ export function checkAspectRatio(width: number, height: number): void {
 }
 
 export function tooManyPixelsMessage(width: number, height: number): string {
-  return `the image is ${width}×${height} pixels; at most ${MAX_INPUT_PIXELS / 1_000_000} megapixels are accepted`;
+  return `the image is ${width}×${height} pixels; at most ${MAX_INPUT_MEGAPIXELS} megapixels are accepted`;
 }
 
 /** The decoder's own complaint, kept as the ImageError's cause (for the log, never for the client). */

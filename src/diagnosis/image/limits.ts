@@ -1,8 +1,13 @@
 /** The spec's upload limit (§8), enforced in the core too so the CLI and the channel worker share it. */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
-/** Pixel budget per image: a 40 MP phone photo fits; a small file that claims a huge canvas (a pixel bomb) does not. */
-export const MAX_INPUT_PIXELS = 40_000_000;
+/**
+ * Pixel budget per image: the largest common phone sensors fit (50 MP: 8160×6144 or 8192×6144; an iPhone's 48 MP
+ * "HEIF Max", 8064×6048); a small file that claims a huge canvas (a pixel bomb) does not.
+ */
+export const MAX_INPUT_PIXELS = 52_000_000;
+/** MAX_INPUT_PIXELS as the docs and messages say it. */
+export const MAX_INPUT_MEGAPIXELS = MAX_INPUT_PIXELS / 1_000_000;
 
 /**
  * Decoded photos are kept at most this size on their shorter side. The leaf crops are cut from a working image of
