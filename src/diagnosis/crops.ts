@@ -1,105 +1,137 @@
 import { CROPS, type Crop } from "./types.js";
 
 // Names farmers type for the six crops in the six service languages (and common English variants), so that
-// `crop_type=mahindi` narrows like `crop_type=maize`. Keys are lower-case without accents.
-const CROP_NAMES: Record<string, Crop> = {
-  bean: "bean",
-  beans: "bean",
-  "common bean": "bean",
-  haricot: "bean",
-  haricots: "bean",
-  maharagwe: "bean",
-  frijol: "bean",
-  frijoles: "bean",
-  judia: "bean",
-  feijao: "bean",
-  fagiolo: "bean",
-  fagioli: "bean",
-  maize: "maize",
-  corn: "maize",
-  mais: "maize",
-  mahindi: "maize",
-  maiz: "maize",
-  milho: "maize",
-  granturco: "maize",
-  pepper: "pepper",
-  peppers: "pepper",
-  chilli: "pepper",
-  chillies: "pepper",
-  chili: "pepper",
-  chile: "pepper",
-  aji: "pepper",
-  peperoncino: "pepper",
-  "bell pepper": "pepper",
-  "sweet pepper": "pepper",
-  capsicum: "pepper",
-  poivron: "pepper",
-  piment: "pepper",
-  pilipili: "pepper",
-  "pilipili hoho": "pepper",
-  pimiento: "pepper",
-  pimentao: "pepper",
-  peperone: "pepper",
-  potato: "potato",
-  potatoes: "potato",
-  "pomme de terre": "potato",
-  "pommes de terre": "potato",
-  viazi: "potato",
-  "viazi mviringo": "potato",
-  papa: "potato",
-  patata: "potato",
-  batata: "potato",
-  rice: "rice",
-  paddy: "rice",
-  riz: "rice",
-  mchele: "rice",
-  mpunga: "rice",
-  arroz: "rice",
-  riso: "rice",
-  tomato: "tomato",
-  tomatoes: "tomato",
-  tomate: "tomato",
-  tomates: "tomato",
-  nyanya: "tomato",
-  jitomate: "tomato",
-  pomodoro: "tomato",
-  pomodori: "tomato",
-};
+// `crop_type=mahindi` narrows like `crop_type=maize`. Keys are lower-case, without accents or punctuation. A
+// longer name is listed whole ("cherry tomato"): a crop whose name holds one of ours is often another crop
+// ("sweet potato", "soya bean", "nyanya chungu", "feijao caupi"), and it must stay "not supported".
+const CROP_NAMES = new Map<string, Crop>(
+  Object.entries({
+    bean: [
+      "bean",
+      "beans",
+      "common bean",
+      "common beans",
+      "green bean",
+      "green beans",
+      "french bean",
+      "french beans",
+      "kidney bean",
+      "kidney beans",
+      "dry bean",
+      "dry beans",
+      "haricot",
+      "haricots",
+      "haricot vert",
+      "haricots verts",
+      "maharagwe",
+      "maharage",
+      "frijol",
+      "frijoles",
+      "judia",
+      "judias",
+      "feijao",
+      "feijoes",
+      "fagiolo",
+      "fagioli",
+    ],
+    maize: ["maize", "corn", "sweet corn", "field corn", "mais", "mahindi", "maiz", "milho", "granturco"],
+    pepper: [
+      "pepper",
+      "peppers",
+      "bell pepper",
+      "bell peppers",
+      "sweet pepper",
+      "sweet peppers",
+      "chilli",
+      "chillies",
+      "chili",
+      "chilies",
+      "chilli pepper",
+      "chili pepper",
+      "hot pepper",
+      "hot peppers",
+      "capsicum",
+      "poivron",
+      "poivrons",
+      "piment",
+      "piments",
+      "pilipili",
+      "pilipili hoho",
+      "pimiento",
+      "pimientos",
+      "chile",
+      "aji",
+      "pimentao",
+      "pimentoes",
+      "pimenta",
+      "peperone",
+      "peperoni",
+      "peperoncino",
+    ],
+    potato: [
+      "potato",
+      "potatoes",
+      "irish potato",
+      "irish potatoes",
+      "white potato",
+      "pomme de terre",
+      "pommes de terre",
+      "viazi",
+      "viazi mviringo",
+      "papa",
+      "papas",
+      "patata",
+      "patatas",
+      "patate",
+      "batata",
+      "batatas",
+    ],
+    rice: ["rice", "paddy", "paddy rice", "riz", "mchele", "mpunga", "arroz", "riso"],
+    tomato: [
+      "tomato",
+      "tomatoes",
+      "cherry tomato",
+      "cherry tomatoes",
+      "roma tomato",
+      "plum tomato",
+      "tomate",
+      "tomates",
+      "tomate cerise",
+      "nyanya",
+      "jitomate",
+      "pomodoro",
+      "pomodori",
+    ],
+  } satisfies Record<Crop, string[]>).flatMap(([crop, names]) =>
+    names.map((name) => [name, crop as Crop] as const),
+  ),
+);
 
-// Other crops whose names hold one of ours: a soybean leaf is not a bean's, black pepper is no capsicum.
-const OTHER_CROPS = [
-  "sweet potato",
-  "sweet potatoes",
-  "patate douce",
-  "patates douces",
-  "viazi vitamu",
-  "batata doce",
-  "batata dulce",
-  "camote",
-  "patata dolce",
-  "patata americana",
-  "soy bean",
-  "soy beans",
-  "soya bean",
-  "soya beans",
-  "broad bean",
-  "broad beans",
-  "faba bean",
-  "fava bean",
-  "fava beans",
-  "mung bean",
-  "mung beans",
-  "cocoa bean",
-  "cacao bean",
-  "coffee bean",
-  "castor bean",
-  "black pepper",
-  "white pepper",
-  "pilipili manga",
-  "pimienta negra",
-  "pimenta do reino",
-  "pepe nero",
-];
+// Words around a crop's name that say nothing about which crop it is ("tomato plant", "hojas de papa",
+// "majani ya nyanya"), dropped from either end before the name is looked up.
+const AROUND_A_NAME = new Set([
+  ...["plant", "plants", "leaf", "leaves", "crop", "crops", "field", "my", "the", "a", "of"],
+  ...[
+    "plante",
+    "plantes",
+    "feuille",
+    "feuilles",
+    "culture",
+    "de",
+    "des",
+    "du",
+    "d",
+    "la",
+    "le",
+    "les",
+    "mon",
+    "ma",
+  ],
+  ...["mmea", "mimea", "jani", "majani", "shamba", "zao", "la", "ya", "wa", "za", "cha", "vya"],
+  ...["planta", "plantas", "hoja", "hojas", "cultivo", "el", "los", "las", "del", "mi"],
+  ...["folha", "folhas", "do", "da", "dos", "das", "o", "meu", "minha"],
+  ...["pianta", "piante", "foglia", "foglie", "coltura", "di", "il", "lo", "gli", "mio", "mia"],
+]);
 
 function normalise(text: string): string {
   return text
@@ -110,28 +142,30 @@ function normalise(text: string): string {
     .trim();
 }
 
-/** Whether `phrase` stands in `text` as whole words (both normalised). */
-function names(text: string, phrase: string): boolean {
-  return ` ${text} `.includes(` ${phrase} `);
+/** One crop's name, maybe with words around it that do not change which crop it is. */
+function nameOf(text: string): Crop | null {
+  const words = text.split(" ");
+  while (words.length > 1 && AROUND_A_NAME.has(words[0]!)) words.shift();
+  while (words.length > 1 && AROUND_A_NAME.has(words.at(-1)!)) words.pop();
+  return CROP_NAMES.get(words.join(" ")) ?? null;
 }
 
+// "tomato and potato", "maize/beans": each part names a crop.
+const BETWEEN_CROPS = /\s+(?:and|et|na|y|e|ou|or|o)\s+|[/,+;&]/i;
+
 /**
- * What a free-text `crop_type` names: one of the six crops the model knows, "several" of them, or null (another
- * crop). A name of ours inside longer text counts ("cherry tomato", "Irish potato", "sweet corn", "green beans"),
- * unless the text names another crop that holds it ("sweet potato", "soya bean").
+ * What a free-text `crop_type` names: one of the six crops the model knows, "several" of them, or null
+ * (another crop, or words that are not a crop's name).
  */
 function readCrop(text: string): Crop | "several" | null {
-  const key = normalise(text);
-  const exact = CROP_NAMES[key];
-  if (exact) return exact;
-  if (OTHER_CROPS.some((other) => names(key, other))) return null;
-  const named = new Set(
-    Object.entries(CROP_NAMES)
-      .filter(([name]) => names(key, name))
-      .map(([, crop]) => crop),
-  );
-  if (named.size > 1) return "several";
-  return named.size === 1 ? [...named][0]! : null;
+  const whole = nameOf(normalise(text));
+  if (whole) return whole;
+  const parts = text.split(BETWEEN_CROPS).map(normalise).filter(Boolean);
+  if (parts.length < 2) return null;
+  const crops = parts.map(nameOf);
+  if (crops.every((crop) => crop === null)) return null;
+  // Another crop beside one of ours ("maize and cassava") leaves the model to say which the photo shows.
+  return crops.every((crop) => crop === crops[0]) ? crops[0]! : "several";
 }
 
 /**

@@ -124,7 +124,7 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
           {
             loc: ["body", "user_data", "channel"],
             msg:
-              `This service cannot send results by ${routing.channel}: no provider for it is configured here. ` +
+              `This service cannot send results by ${routing.channel} (no provider for it, or no channel queue). ` +
               (open.length ? `It can send by ${open.join(", ")}.` : "It sends results by no channel."),
             type: "channel_unavailable",
           },

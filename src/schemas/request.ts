@@ -27,7 +27,7 @@ export const DiagnosisForm = Type.Object(
     }),
     crop_type: text(
       TEXT_LIMITS.crop_type,
-      `Crop in the photo. Optional: the crop is detected automatically. Recognised values narrow the diagnosis: ${CROPS.join(", ")} (also in the six languages, and inside longer text such as \`cherry tomato\`); another crop (\`sweet potato\` is one) is answered \`crop_not_supported\`.`,
+      `Crop in the photo. Optional: the crop is detected automatically. Recognised values narrow the diagnosis: ${CROPS.join(", ")} (also in the six languages, with common longer names such as \`cherry tomato\` and words such as \`tomato plant\`); another crop (\`sweet potato\` is one) is answered \`crop_not_supported\`.`,
       "tomato",
     ),
     region: text(
@@ -112,7 +112,9 @@ export function withFormBooleans<T>(form: Record<string, T | string>): Record<st
   const out = { ...form };
   for (const name of BOOLEAN_FIELDS) {
     const value = out[name];
-    if (typeof value === "string") out[name] = FORM_BOOLEANS[value.trim().toLowerCase()] ?? value;
+    const spelling = typeof value === "string" ? value.trim().toLowerCase() : undefined;
+    if (spelling !== undefined && Object.hasOwn(FORM_BOOLEANS, spelling))
+      out[name] = FORM_BOOLEANS[spelling]!;
   }
   return out;
 }

@@ -110,7 +110,7 @@ export const DiagnosisResult = Type.Object(
     }),
     crop_health: StringEnum(CROP_HEALTH, {
       description:
-        "`unhealthy` when a disease is found; `unknown` when none is named: not a plant, an unusable photo, a crop the model does not cover, or the model is unsure.",
+        "`unhealthy` when a disease is found; `unknown` when none is named: not a plant, an unusable photo, a crop the model does not cover, the model is unsure, or no model is loaded (`error` says so).",
       examples: [exampleResult.crop_health],
     }),
     outcome: StringEnum(OUTCOMES, {

@@ -331,7 +331,7 @@ describe("POST /diagnosis/ routed to a channel the service does not send by", ()
       expect(problems(refused.body)).toEqual([
         {
           loc: ["body", "user_data", "channel"],
-          msg: "This service cannot send results by sms: no provider for it is configured here. It can send by telegram.",
+          msg: "This service cannot send results by sms (no provider for it, or no channel queue). It can send by telegram.",
           type: "channel_unavailable",
         },
       ]);

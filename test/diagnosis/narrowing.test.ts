@@ -37,31 +37,42 @@ describe("crop narrowing", () => {
     expect(parseCrop("cassava")).toBeNull();
   });
 
-  it("finds one of the six crops inside longer text, but not inside another crop's name", () => {
+  it("reads a crop's longer names and the words around a name, but not other crops that hold one", () => {
     expect(parseCrop("cherry tomato")).toBe("tomato");
     expect(parseCrop("Tomato plant")).toBe("tomato");
-    expect(parseCrop("Irish potato")).toBe("potato");
+    expect(parseCrop("hojas de papa")).toBe("potato");
+    expect(parseCrop("majani ya nyanya")).toBe("tomato");
+    expect(parseCrop("plante de tomate")).toBe("tomato");
+    expect(parseCrop("Irish potatoes")).toBe("potato");
     expect(parseCrop("sweet corn")).toBe("maize");
     expect(parseCrop("green beans")).toBe("bean");
     expect(parseCrop("haricots verts")).toBe("bean");
     expect(parseCrop("chilli")).toBe("pepper");
+    expect(parseCrop("peperoni")).toBe("pepper");
     expect(parseCrop("pilipili hoho")).toBe("pepper");
-    expect(parseCrop("maize (hybrid H614)")).toBe("maize");
+    expect(parseCrop("constructor")).toBeNull();
     for (const other of [
       "sweet potato",
-      "Soya bean",
+      "Soya beans",
       "black pepper",
       "viazi vitamu",
+      "nyanya chungu",
       "patate douce",
+      "feijão-caupi",
+      "guinea corn",
+      "tree tomato",
+      "wild rice",
       "popcorn",
-    ])
+    ]) {
       expect(parseCrop(other), other).toBeNull();
+      expect(namesUnsupportedCrop(other), other).toBe(true);
+    }
     // Two of ours: which one the photo shows is the model's to say, not the text's; neither is unsupported.
-    for (const both of ["tomato and potato", "maize/beans intercrop"]) {
+    for (const both of ["tomato and potato", "maize/beans", "nyanya na viazi", "maize and cassava"]) {
       expect(parseCrop(both), both).toBeNull();
       expect(namesUnsupportedCrop(both), both).toBe(false);
     }
-    expect(namesUnsupportedCrop("sweet potato")).toBe(true);
-    expect(namesUnsupportedCrop("cherry tomato")).toBe(false);
+    expect(parseCrop("tomatoes, tomato")).toBe("tomato");
+    expect(namesUnsupportedCrop("cassava and yams")).toBe(true);
   });
 });

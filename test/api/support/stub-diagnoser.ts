@@ -53,9 +53,7 @@ export function cannedResult(requestId: string, includeBbox: boolean): Diagnosis
       prevention: [],
       urgency: "high",
     },
-    detections: includeBbox
-      ? [{ name: "late_blight", bbox: [0.1, 0.2, 0.3, 0.4], confidence: 0.8 }]
-      : null,
+    detections: includeBbox ? [{ name: "late_blight", bbox: [0.1, 0.2, 0.3, 0.4], confidence: 0.8 }] : null,
     additional_notes: null,
     error: null,
   };
