@@ -20,6 +20,7 @@ import caseRoutes from "./routes/cases.js";
 import diagnoseRoutes from "./routes/diagnose.js";
 import outbreakRoutes from "./routes/outbreaks.js";
 import reviewRoutes from "./routes/review.js";
+import { withLineFeeds } from "./schema.js";
 import { createSessionStore } from "./session-store.js";
 import { createConsoleTexts } from "./texts.js";
 import { ErrorPage } from "./views/error.js";
@@ -105,6 +106,10 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     if (route.config?.rateLimit !== undefined) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     route.config = { ...route.config, rateLimit: methods.includes("POST") ? "other" : false };
+  });
+
+  app.addHook("preValidation", async (request) => {
+    request.body = withLineFeeds(request.body);
   });
 
   app.decorate("pageContext", async (request: FastifyRequest, reply: FastifyReply): Promise<PageContext> => {

@@ -27,7 +27,9 @@ export interface ReviewQueue {
   claim(requestId: string, officer: string): Promise<ClaimOutcome>;
   release(requestId: string, officer: string): Promise<void>;
   /**
-   * Closes the case with the officer's answer, if they still hold the claim: in the same step the answer is
+   * Closes the case with the officer's answer, unless another officer holds it now or it is answered (the
+   * officer's own claim may have lapsed while they typed: nobody took it, so the answer counts). In the same
+   * step the answer is
    * kept as unsettled, until `settled` says everything it leads to is done (answer.ts), so none of it is lost to
    * a failure after the case left the queue.
    */
@@ -65,7 +67,10 @@ interface CaseIndex {
   /** Claims an open case when free or already the officer's (renews either way); "" when it is not open. */
   take(id: string, officer: string): Promise<string>;
   drop(id: string, officer: string): Promise<void>;
-  /** Atomically: if the officer holds the claim, release it, dequeue the case and keep `decision` unsettled. */
+  /**
+   * Atomically: if the case is open and nobody else holds it (the officer's own claim may have lapsed), release
+   * the claim, dequeue the case and keep `decision` unsettled.
+   */
   finish(id: string, officer: string, decision: string): Promise<boolean>;
   isOpen(id: string): Promise<boolean>;
   remove(id: string): Promise<void>;
@@ -155,9 +160,10 @@ export function createReviewQueue(
   };
 }
 
-// Compares and deletes in one step, so an officer whose claim lapsed (and was taken) cannot answer too, nor
-// one holding a claim on a case answered meanwhile.
-const FINISH = `if redis.call('get', KEYS[1]) == ARGV[1] and redis.call('zscore', KEYS[2], ARGV[2]) then
+// Compares and deletes in one step, so an officer whose claim lapsed and was taken cannot answer too, nor one
+// holding a claim on a case answered meanwhile; a lapsed claim nobody took still lets its officer answer.
+const FINISH = `local holder = redis.call('get', KEYS[1])
+if ((not holder) or holder == ARGV[1]) and redis.call('zscore', KEYS[2], ARGV[2]) then
   redis.call('del', KEYS[1]); redis.call('zrem', KEYS[2], ARGV[2]); redis.call('hset', KEYS[3], ARGV[2], ARGV[3])
   return 1
 end
@@ -240,7 +246,8 @@ function memoryIndex(claimSeconds: number): CaseIndex {
       if (holder(id) === officer) claims.delete(id);
     },
     async finish(id, officer, decision) {
-      if (holder(id) !== officer || !open.has(id)) return false;
+      const current = holder(id);
+      if ((current && current !== officer) || !open.has(id)) return false;
       claims.delete(id);
       open.delete(id);
       settling.set(id, decision);

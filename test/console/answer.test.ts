@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SETTLE_AFTER_MS, SETTLE_WITHIN_MINUTES } from "../../src/limits.js";
+import { ANSWER_MAX_CHARS, CLAIM_SECONDS, SETTLE_AFTER_MS, SETTLE_WITHIN_MINUTES } from "../../src/limits.js";
 import { settleAnswers } from "../../src/review/answer.js";
 import { resultFixture } from "../channels/support/fixtures.js";
 import { type ConsoleTestApp, consoleTestApp, Visitor } from "./support.js";
@@ -19,6 +19,62 @@ beforeAll(async () => {
   await t.addStaff("amina", PASSWORD);
 }, 60_000);
 afterAll(() => t?.close());
+
+describe("an officer's answer the console refuses", () => {
+  it("comes back with what they typed, and the case stays theirs", async () => {
+    const stored = await t.records.record(
+      resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" }),
+      { language: "en", source: "sms", owner: "+254700000123" },
+    );
+    const id = stored.result.request_id;
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    await v.get("/console/review");
+    await v.post(`/console/review/${id}/claim`, {});
+    await v.get(`/console/review/${id}`);
+    // The claim nearly lapsed while she typed; the advice is missing.
+    await t.redis.expire((await t.redis.keys(`test-console-answer-*review:claim:${id}`))[0]!, 5);
+    const refused = await v.post(`/console/review/${id}/answer`, {
+      kind: "answered",
+      diagnosis: "Nitrogen deficiency <older leaves yellow>",
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.body).toContain('value="Nitrogen deficiency &lt;older leaves yellow&gt;"');
+    expect(refused.body).toMatch(/<input type="radio" name="kind" value="answered" checked/);
+    const ttl = await t.redis.ttl((await t.redis.keys(`test-console-answer-*review:claim:${id}`))[0]!);
+    expect(ttl).toBeGreaterThan(CLAIM_SECONDS - 5);
+
+    const advice = "Top-dress with CAN.\nWater after.";
+    const again = await v.post(`/console/review/${id}/answer`, { kind: "corrected", advice });
+    expect(again.statusCode).toBe(422);
+    expect(again.body).toContain(`>${advice}</textarea>`);
+    expect(again.body).toMatch(/<input type="radio" name="kind" value="corrected" checked/);
+  });
+});
+
+describe("an officer's answer at the longest the browser lets through", () => {
+  it("counts each line break as one character, as the browser did (it sends CR LF)", async () => {
+    const stored = await t.records.record(
+      resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" }),
+      { language: "en", source: "api" },
+    );
+    const id = stored.result.request_id;
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    await v.get("/console/review");
+    await v.post(`/console/review/${id}/claim`, {});
+    await v.get(`/console/review/${id}`);
+    const lines = Array.from({ length: 6 }, (_, i) => `${i}`.repeat(ANSWER_MAX_CHARS.advice / 6 - 1));
+    const sent = await v.post(`/console/review/${id}/answer`, {
+      kind: "answered",
+      diagnosis: "Nitrogen deficiency",
+      advice: lines.join("\r\n"),
+    });
+    expect(sent.statusCode).toBe(303);
+    // A partner's result: nothing to queue for a farmer, so it is settled at once.
+    expect((await t.records.store.get(id))?.review?.decision?.advice).toBe(lines.join("\n"));
+  });
+});
 
 describe("an officer's answer whose message to the farmer cannot be queued yet", () => {
   it("is saved, the officer is told it is being passed on, and it reaches the queue once it answers", async () => {

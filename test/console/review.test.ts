@@ -92,6 +92,23 @@ describe("the review queue", () => {
     expect(late.status).toBe("not_claimed");
   });
 
+  it("takes the answer of an officer whose claim lapsed while nobody else took the case", async () => {
+    const stored = await records.record(unsure(), { language: "sw", source: "telegram", owner: "tg:6" });
+    const id = stored.result.request_id;
+    expect(await records.reviews.claim(id, "amina")).toEqual({ ok: true });
+    // A long answer: her claim lapses (as if CLAIM_SECONDS passed) before she sends it.
+    await redis.del(`${prefix}review:claim:${id}`);
+    const slow = await answerCase({ records, isHealthy }, id, {
+      kind: "answered",
+      diagnosis: "Nitrogen deficiency",
+      advice: "Top-dress with CAN.",
+      officer: "amina",
+      at: new Date().toISOString(),
+    });
+    expect(slow.status).toBe("done");
+    expect((await records.store.get(id))?.review?.decision?.officer).toBe("amina");
+  });
+
   it("lets no second officer answer a case already answered, whatever claim they hold", async () => {
     const stored = await records.record(unsure(), { language: "sw", source: "telegram", owner: "tg:5" });
     const id = stored.result.request_id;

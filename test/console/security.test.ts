@@ -1,3 +1,4 @@
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { labelledExample, resultFixture } from "../channels/support/fixtures.js";
 import { type ConsoleTestApp, consoleTestApp, PARTNER_KEYS, Visitor } from "./support.js";
@@ -278,6 +279,24 @@ describe("signing in and out", () => {
     const account = (await t.staff.get("chidi"))!;
     await t.staff.put({ ...account, disabled: true, version: account.version + 1 });
     expect((await v.get("/console/review")).statusCode).toBe(303);
+  });
+
+  it("serves farmers' photos to staff only, and never for the browser's cache", async () => {
+    const withPhoto = await t.records.record(resultFixture(), {
+      language: "en",
+      source: "console",
+      photo: await sharp({ create: { width: 64, height: 48, channels: 3, background: "#3a7d2a" } })
+        .jpeg()
+        .toBuffer(),
+    });
+    const url = `/console/photos/${withPhoto.result.request_id}`;
+    expect((await new Visitor(t.app).get(url)).statusCode).toBe(303);
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    const shown = await v.get(url);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.headers["content-type"]).toBe("image/jpeg");
+    expect(shown.headers["cache-control"]).toBe("no-store");
   });
 
   it("lets only an administrator delete a kept photo", async () => {

@@ -67,11 +67,14 @@ const caseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => 
         (await records.photos.get(request.params.id)) ?? (await records.examples.photo(request.params.id));
       if (!photo) throw new ApiError(404, "No photo");
       const shown = await viewable(photo);
-      return reply
-        .type(shown.type)
-        .header("Cache-Control", "private, max-age=3600")
-        .header("X-Content-Type-Options", "nosniff")
-        .send(shown.data);
+      return (
+        reply
+          .type(shown.type)
+          // A shared call-centre computer: the next person must not find farmers' photos in the cache.
+          .header("Cache-Control", "no-store")
+          .header("X-Content-Type-Options", "nosniff")
+          .send(shown.data)
+      );
     },
   );
 

@@ -7,7 +7,7 @@ import type { UploadedFile } from "../../schemas/file.js";
 import { TEXT_LIMITS } from "../../schemas/request.js";
 import { CONSOLE_PREFIX, flash, sendPage } from "../context.js";
 import type { ConsoleDeps } from "../plugin.js";
-import { OneOf } from "../schema.js";
+import { OneOf, withLineFeeds } from "../schema.js";
 import type { T } from "../texts.js";
 import { DiagnosePage } from "../views/diagnose.js";
 
@@ -40,7 +40,7 @@ const diagnoseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps)
       schema: { hide: true, body: DiagnoseForm },
       // Read here so that the route's schema validates the multipart form like any other body.
       preValidation: async (request) => {
-        request.body = (await readForm(request)) as typeof request.body;
+        request.body = withLineFeeds(await readForm(request)) as typeof request.body;
       },
       // After the form is read: the token travels in the multipart body like every other field.
       preHandler: app.csrfProtection,

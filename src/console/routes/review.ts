@@ -100,13 +100,25 @@ const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) =
         flash(request, "error", ctx.t("review.closed"));
         return reply.redirect(queuePage, 303);
       }
-      const problem = (text: string) => {
+      // The page shown again says the case is still theirs: so it is, renewed as opening it would.
+      const problem = async (text: string) => {
+        const claim = await records.reviews.claim(id, officer);
+        if (!claim.ok) {
+          flash(
+            request,
+            "error",
+            claim.by ? ctx.t("review.taken", { name: claim.by }) : ctx.t("review.closed"),
+          );
+          return reply.redirect(queuePage, 303);
+        }
+        const { _csrf: _, ...sent } = body;
         const view = {
           stored,
           heldUntil: new Date(Date.now() + CLAIM_SECONDS * 1000),
           classes: CLASS_IDS,
           cropNames: cropNames(ctx.t),
           error: text,
+          sent,
         };
         return sendPage(reply, AnswerPage({ ctx, view }), 422);
       };

@@ -78,6 +78,8 @@ export interface AnswerView {
   classes: readonly string[];
   cropNames: Record<string, string>;
   error?: string;
+  /** What the officer sent, shown again with `error`: nothing they typed is lost to a refusal. */
+  sent?: { kind?: string; class_id?: string; diagnosis?: string; advice?: string };
 }
 
 export function AnswerPage({ ctx, view }: { ctx: PageContext; view: AnswerView }) {
@@ -85,6 +87,7 @@ export function AnswerPage({ ctx, view }: { ctx: PageContext; view: AnswerView }
   const { stored } = view;
   const id = stored.result.request_id;
   const best = stored.result.diagnoses[0] ?? stored.result.candidates[0];
+  const sent = view.sent ?? {};
   const byCrop = new Map<string, string[]>();
   for (const c of view.classes) {
     const crop = cropOfClass(c) ?? "other";
@@ -122,7 +125,7 @@ export function AnswerPage({ ctx, view }: { ctx: PageContext; view: AnswerView }
         {best && (
           <div class="choice">
             <label>
-              <input type="radio" name="kind" value="confirmed" />
+              <input type="radio" name="kind" value="confirmed" checked={sent.kind === "confirmed"} />
               <span>
                 <strong>{t("review.confirm")}</strong>
                 <small>{t("review.confirm_hint", { name: ctx.className(best.id) })}</small>
@@ -132,7 +135,12 @@ export function AnswerPage({ ctx, view }: { ctx: PageContext; view: AnswerView }
         )}
         <div class="choice">
           <label>
-            <input type="radio" name="kind" value="corrected" checked={!best} />
+            <input
+              type="radio"
+              name="kind"
+              value="corrected"
+              checked={sent.kind === "corrected" || (!best && sent.kind === undefined)}
+            />
             <span>
               <strong>{t("review.correct")}</strong>
               <small>{t("review.correct_hint")}</small>
@@ -144,7 +152,9 @@ export function AnswerPage({ ctx, view }: { ctx: PageContext; view: AnswerView }
               {[...byCrop].map(([crop, ids]) => (
                 <optgroup label={view.cropNames[crop] ?? crop}>
                   {ids.map((c) => (
-                    <option value={c}>{ctx.className(c)}</option>
+                    <option value={c} selected={sent.class_id === c}>
+                      {ctx.className(c)}
+                    </option>
                   ))}
                 </optgroup>
               ))}
@@ -153,7 +163,7 @@ export function AnswerPage({ ctx, view }: { ctx: PageContext; view: AnswerView }
         </div>
         <div class="choice">
           <label>
-            <input type="radio" name="kind" value="answered" />
+            <input type="radio" name="kind" value="answered" checked={sent.kind === "answered"} />
             <span>
               <strong>{t("review.free")}</strong>
               <small>{t("review.free_hint")}</small>
@@ -162,11 +172,13 @@ export function AnswerPage({ ctx, view }: { ctx: PageContext; view: AnswerView }
           <div class="more stack">
             <label>
               {t("review.diagnosis")}
-              <input name="diagnosis" maxlength={ANSWER_MAX_CHARS.diagnosis} />
+              <input name="diagnosis" maxlength={ANSWER_MAX_CHARS.diagnosis} value={sent.diagnosis} />
             </label>
             <label>
               {t("review.advice")}
-              <textarea name="advice" rows={4} maxlength={ANSWER_MAX_CHARS.advice} />
+              <textarea name="advice" rows={4} maxlength={ANSWER_MAX_CHARS.advice}>
+                {sent.advice}
+              </textarea>
             </label>
           </div>
         </div>
