@@ -15,6 +15,7 @@ import { SESSION_IDLE_SECONDS } from "../limits.js";
 import type { Records } from "../results/records.js";
 import type { StaffStore } from "../staff/accounts.js";
 import { CONSOLE_PREFIX, type PageContext, pageLanguage, sendPage, takeFlash } from "./context.js";
+import { PageError, refusalKey } from "./page-error.js";
 import authRoutes from "./routes/auth.js";
 import caseRoutes from "./routes/cases.js";
 import diagnoseRoutes from "./routes/diagnose.js";
@@ -143,7 +144,9 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
       ? ctx.t("csrf_failed")
       : status === 500
         ? ""
-        : error.message;
+        : error instanceof PageError
+          ? ctx.t(error.key, error.params)
+          : ctx.t(refusalKey(status));
     return sendPage(
       reply,
       ErrorPage({ ctx, status, message }),

@@ -358,3 +358,19 @@ describe("signing in and out", () => {
     expect(logs).not.toMatch(/cd_console=/);
   });
 });
+
+describe("the console's refusals", () => {
+  it("are explained in the staff member's language, never in English only", async () => {
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    await v.get("/console/review");
+    await v.post("/console/language", { lang: "fr", next: "/console/review" });
+    const gone = await v.get("/console/cases/ZZZZZZ");
+    expect(gone.statusCode).toBe(404);
+    expect(gone.body).toContain("Aucun résultat avec ce code : les résultats sont gardés 30 jours.");
+    const malformed = await v.get("/console/photos/not-a-uuid");
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.body).toContain("Cette demande n&#39;est pas valide.");
+    expect(malformed.body).not.toMatch(/must match format/);
+  });
+});

@@ -3,10 +3,11 @@ import { parsePhoneNumberFromString } from "libphonenumber-js";
 import sharp from "sharp";
 import { decodeImage } from "../../diagnosis/image/decode.js";
 import { DETAIL_LEVELS, type DetailLevel } from "../../diagnosis/types.js";
-import { ApiError } from "../../http-errors.js";
+import { RESULT_TTL_SECONDS } from "../../limits.js";
 import type { StoredPhoto } from "../../results/photos.js";
 import { normalizeShortCode } from "../../results/short-code.js";
 import { CONSOLE_PREFIX, flash, sendPage } from "../context.js";
+import { PageError } from "../page-error.js";
 import type { ConsoleDeps } from "../plugin.js";
 import { CsrfOnly, OneOf } from "../schema.js";
 import { CasePage } from "../views/case.js";
@@ -48,7 +49,7 @@ const caseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => 
     async (request, reply) => {
       const code = normalizeShortCode(request.params.code);
       const stored = code ? await records.store.getByCode(code) : undefined;
-      if (!stored) throw new ApiError(404, "No such result: results are kept 30 days.");
+      if (!stored) throw new PageError(404, "errors.no_result", { days: RESULT_TTL_SECONDS / 86_400 });
       const ctx = await app.pageContext(request, reply);
       const open = stored.review !== undefined && !stored.review.decision;
       const messages = stored.owner ? await records.sent.list(stored.owner) : undefined;
@@ -65,7 +66,7 @@ const caseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => 
     async (request, reply) => {
       const photo =
         (await records.photos.get(request.params.id)) ?? (await records.examples.photo(request.params.id));
-      if (!photo) throw new ApiError(404, "No photo");
+      if (!photo) throw new PageError(404, "errors.not_found");
       const shown = await viewable(photo);
       return (
         reply
@@ -86,11 +87,10 @@ const caseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => 
       preHandler: app.csrfProtection,
     },
     async (request, reply) => {
-      if (request.staff?.role !== "admin")
-        throw new ApiError(403, "Only an administrator can delete kept photos.");
+      if (request.staff?.role !== "admin") throw new PageError(403, "errors.admin_only");
       const example = await records.examples.get(request.params.id);
       if (!example || !(await records.examples.delete(request.params.id)))
-        throw new ApiError(404, "No such kept photo");
+        throw new PageError(404, "errors.not_found");
       request.log.info({ requestId: example.id, staff: request.staff.username }, "labelled example deleted");
       const ctx = await app.pageContext(request, reply);
       flash(request, "ok", ctx.t("case.example_deleted"));
