@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANSWER_MAX_CHARS, CLAIM_SECONDS, SETTLE_AFTER_MS, SETTLE_WITHIN_MINUTES } from "../../src/limits.js";
-import { settleAnswers } from "../../src/review/answer.js";
+import type { Decision } from "../../src/results/types.js";
+import { answerCase, settleAnswers } from "../../src/review/answer.js";
 import { resultFixture } from "../channels/support/fixtures.js";
 import { type ConsoleTestApp, consoleTestApp, Visitor } from "./support.js";
 
@@ -116,5 +117,37 @@ describe("an officer's answer whose message to the farmer cannot be queued yet",
     );
     expect(enqueued).toEqual([id]);
     expect((await t.records.store.get(id))?.review?.decision?.classId).toBe("maize__common_rust");
+  });
+});
+
+describe("the case page of an answered case", () => {
+  it("shows the officer's answer as the case's diagnosis, and no treatment for a reading they set aside", async () => {
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    const answer = async (decision: Omit<Decision, "officer" | "at">) => {
+      const stored = await t.records.record(resultFixture(), { language: "en", source: "api" });
+      const id = stored.result.request_id;
+      await t.records.reviews.add(stored, "farmer_said_wrong");
+      await t.records.reviews.claim(id, "amina");
+      const done = await answerCase({ records: t.records, isHealthy: () => false }, id, {
+        ...decision,
+        officer: "amina",
+        at: new Date().toISOString(),
+      });
+      expect(done.status).toBe("done");
+      return (await v.get(`/console/cases/${stored.code}`)).body;
+    };
+    const model = resultFixture().diagnoses[0]!;
+    const own = await answer({
+      kind: "answered",
+      diagnosis: "Nitrogen deficiency",
+      advice: "Top-dress with CAN.",
+    });
+    expect(own).toMatch(/<h1>.*Nitrogen deficiency.*<\/h1>/s);
+    expect(own).not.toContain(`${model.name} ·`);
+    expect(own).not.toContain(">Treatment</h2>");
+    const corrected = await answer({ kind: "corrected", classId: "maize__common_rust" });
+    expect(corrected).toMatch(/<h1>.*Maize common rust.*<\/h1>/s);
+    expect(corrected).toContain(">Treatment</h2>");
   });
 });

@@ -6,7 +6,7 @@ import type { LabelledExample } from "../../review/examples.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
 import { formatWhen } from "./format.js";
 import { AutoSubmit, CsrfField, Layout, Options } from "./layout.js";
-import { Messages } from "./lookup.js";
+import { headline, Messages } from "./lookup.js";
 import { Candidates, Facts, OutcomeBadge, Photo, TreatmentPanel } from "./result.js";
 
 export interface CaseView {
@@ -18,9 +18,13 @@ export interface CaseView {
   open: boolean;
 }
 
-/** The class the page explains: the officer's, else the model's diagnosis. */
+/**
+ * The class the page explains: the officer's once they answered (none for an answer in their own words: the
+ * model's reading, which they set aside, must not be read out as the treatment), else the model's diagnosis.
+ */
 function shownClass(stored: StoredResult): string | undefined {
-  return stored.review?.decision?.classId ?? stored.result.diagnoses[0]?.id;
+  const decision = stored.review?.decision;
+  return decision ? decision.classId : stored.result.diagnoses[0]?.id;
 }
 
 export function ReviewStatus({
@@ -98,6 +102,7 @@ export function CasePage({
   const { result } = stored;
   const classId = shownClass(stored);
   const top = result.diagnoses[0];
+  const decided = stored.review?.decision !== undefined;
   return (
     <Layout ctx={ctx} title={t("case.title", { code: stored.code })}>
       <div class="case">
@@ -113,7 +118,11 @@ export function CasePage({
           </p>
           <h1>
             <OutcomeBadge result={result} ctx={ctx} />{" "}
-            {top ? `${top.name} · ${t("case.confidence", { value: Math.round(top.confidence * 100) })}` : ""}
+            {decided
+              ? headline(stored, ctx)
+              : top
+                ? `${ctx.className(top.id)} · ${t("case.confidence", { value: Math.round(top.confidence * 100) })}`
+                : ""}
           </h1>
           {result.image_analysis.quality_issue && (
             <p class="flash error">{t(`quality.${result.image_analysis.quality_issue}`)}</p>
