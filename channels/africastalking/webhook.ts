@@ -186,10 +186,13 @@ export const africasTalkingWebhook: FastifyPluginAsyncTypebox<AfricasTalkingWebh
           ussdRespond({ phoneNumber, inputs: text === "" ? [] : text.split("*") }, options.ussd),
         );
       } catch (error) {
-        if (!(error instanceof ChannelsUnavailableError)) throw error;
-        // The saved language is in Redis too: the phone number's country decides, else English.
+        // Whatever failed (Redis gone, or refusing a write in a failover), the caller gets a closing screen in
+        // words: an HTTP error shows on the phone as a network fault. The saved language is in Redis too: the
+        // phone number's country decides, else English.
         const language = languageFromPhone(phoneNumber) ?? "en";
-        request.log.warn({ reason: error.message, language }, "ussd answered busy: Redis is unavailable");
+        if (error instanceof ChannelsUnavailableError)
+          request.log.warn({ reason: error.message, language }, "ussd answered busy: Redis is unavailable");
+        else request.log.error({ err: error, language }, "ussd answered busy: the menu failed");
         screen = ussdScreens(options.ussd.texts, language).message("busy");
       }
       return reply.type("text/plain; charset=utf-8").send(ussdText(screen));

@@ -384,6 +384,36 @@ describe("an SMS Redis would not take", () => {
   }, 15_000);
 });
 
+describe("a USSD request whose menu fails", () => {
+  it("gets the closing 'busy' screen, not an HTTP error, when Redis refuses a write in a failover", async () => {
+    const app = Fastify({ logger: false });
+    const readOnly = async () => {
+      throw new ReplyError("READONLY You can't write against a read only replica.");
+    };
+    await app.register(africasTalkingWebhook, {
+      webhookToken: TOKEN,
+      allowedIps: [],
+      enqueue: async () => {},
+      outbox: createOutbox({ redis: h.redis, enqueue: async () => {}, logger: app.log }),
+      gate: (work) => work(),
+      ussd: {
+        store: h.store,
+        languages: { resolve: readOnly, set: readOnly },
+        texts: (_l, key) => key,
+        knowledge: core.knowledge,
+      },
+    });
+    const res = await app.inject({
+      method: "POST",
+      url: `/channels/africastalking/${TOKEN}/ussd`,
+      ...form({ sessionId: "s-readonly", serviceCode: "*384*123#", phoneNumber: FARMER, text: "" }),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe("END busy");
+    await app.close();
+  });
+});
+
 describe("the outbox", () => {
   it("does not let one message Redis keeps refusing hold up the ones after it", async () => {
     const message = (id: string): InboundMessage => ({
