@@ -1,6 +1,7 @@
 import { ImageError } from "../../src/diagnosis/diagnoser.js";
 import type { Language } from "../../src/diagnosis/types.js";
 import { SOURCES, type Source, type StoredResult } from "../../src/results/types.js";
+import { MAX_MEDIA_BYTES } from "../limits.js";
 import { type Action, type Again, decodeAction, languageButtons } from "./actions.js";
 import { type AnswerProgress, answerOnce, type SaveProgress } from "./answer-once.js";
 import { parseCodeRequest } from "./code-command.js";
@@ -94,12 +95,15 @@ async function answerPhoto(turn: Turn): Promise<void> {
       onNotice: () => turn.save({ noticeSent: true }),
       logger: deps.logger,
     });
+    let diagnosed: Awaited<ReturnType<typeof diagnose>>;
     try {
-      stored = await diagnose(turn, talk.language);
+      diagnosed = await diagnose(turn, talk.language);
     } finally {
       await progress.stop();
     }
-    if (!stored) return talk.say("resend");
+    if (diagnosed === "too_large") return talk.say("too_large", { mb: MAX_MEDIA_BYTES / 1024 / 1024 });
+    if (!diagnosed) return talk.say("resend");
+    stored = diagnosed;
     await turn.save({ requestId: stored.result.request_id });
   }
   await answerOnce(talk, stored, job, turn.save, deps);
@@ -108,7 +112,7 @@ async function answerPhoto(turn: Turn): Promise<void> {
 async function diagnose(
   { message, adapter, text, deps }: Turn,
   language: Language,
-): Promise<StoredResult | undefined> {
+): Promise<StoredResult | "too_large" | undefined> {
   // Results keep the channel a photo came in on; a provider's channel must be one of their sources.
   const source = message.channel;
   if (!isSource(source)) throw new PermanentJobError(`channel ${source} is not a result source`);
@@ -134,7 +138,8 @@ async function diagnose(
     // Only what the user can fix by resending ends here; anything else is ours and is retried by the queue.
     if (error instanceof ImageError || error instanceof MediaError) {
       deps.logger.info({ provider: message.provider, reason: error.message }, "unreadable photo");
-      return undefined;
+      const tooLarge = error instanceof MediaError ? error.tooLarge : error.code === "too_large";
+      return tooLarge ? "too_large" : undefined;
     }
     throw error;
   }

@@ -41,13 +41,14 @@ export async function downloadMedia(url: string, options: DownloadOptions): Prom
   // Gone or not a file: retrying will not bring it back, the user is asked to resend.
   if (!response.ok || !response.body) throw new MediaError(`${label}: HTTP ${status}`);
   const declared = Number(response.headers.get("content-length") ?? 0);
-  if (declared > maxBytes) throw new MediaError(`${label}: ${declared} bytes is over the limit`);
+  if (declared > maxBytes)
+    throw new MediaError(`${label}: ${declared} bytes is over the limit`, { tooLarge: true });
 
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of response.body) {
     size += chunk.byteLength;
-    if (size > maxBytes) throw new MediaError(`${label}: over ${maxBytes} bytes`);
+    if (size > maxBytes) throw new MediaError(`${label}: over ${maxBytes} bytes`, { tooLarge: true });
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);

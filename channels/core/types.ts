@@ -96,9 +96,12 @@ export class ProviderRateLimitError extends Error {
 
 /** The media could not be fetched or is not ours to fetch: the user is asked to resend. */
 export class MediaError extends Error {
-  constructor(message: string) {
+  /** Over what we download (or the provider serves): the farmer is told to send a lighter photo, not the same. */
+  readonly tooLarge: boolean;
+  constructor(message: string, options: { tooLarge?: boolean } = {}) {
     super(message);
     this.name = "MediaError";
+    this.tooLarge = options.tooLarge ?? false;
   }
 }
 

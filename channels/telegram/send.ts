@@ -74,10 +74,18 @@ export function createTelegramAdapter({
       let link: URL;
       try {
         const file = await call("getFile", { file_id: media.ref });
-        if ((file.file_size ?? 0) > MAX_MEDIA_BYTES) throw new MediaError("telegram file over the limit");
+        if ((file.file_size ?? 0) > MAX_MEDIA_BYTES)
+          throw new MediaError("telegram file over the limit", { tooLarge: true });
         link = await telegram.getFileLink(file);
       } catch (error) {
         if (error instanceof MediaError) throw error;
+        // The Bot API serves files up to 20 MB: a bigger photo sent "as a file" is refused with a 400.
+        if (
+          error instanceof TelegramError &&
+          error.code === 400 &&
+          /file is too big/i.test(error.description)
+        )
+          throw new MediaError("telegram file over the Bot API's limit", { tooLarge: true });
         throw classify(error);
       }
       // The file URL embeds the bot token: it is handed to the download and never to a log or an error.

@@ -6,7 +6,7 @@ import { downloadMedia } from "../../channels/core/media.js";
 import { inboundJobId } from "../../channels/core/queue.js";
 import { createTexts } from "../../channels/core/render/texts.js";
 import type { InboundMessage } from "../../channels/core/types.js";
-import { RETRY_DELAYS_MS } from "../../channels/limits.js";
+import { MAX_MEDIA_BYTES, RETRY_DELAYS_MS } from "../../channels/limits.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { errorChain } from "../../src/logger.js";
 import { freePort } from "../support/redis-server.js";
@@ -130,6 +130,42 @@ describe("photo downloads", () => {
     expect(served!.at - refused!.at).toBeGreaterThanOrEqual(950);
     const reply = h.standIn.sends("telegram").find((r) => r.body.chat_id === "990001");
     expect(String(reply?.body.text)).toContain("Tomato late blight");
+  });
+});
+
+describe("a photo too large to take", () => {
+  const telegramPhoto = (ref: string, id: string): InboundMessage => ({
+    provider: "telegram",
+    channel: "telegram",
+    messageId: id,
+    from: id,
+    to: "bot",
+    owner: `tg:${id}`,
+    media: { ref },
+    receivedAt: new Date().toISOString(),
+  });
+  const told = (id: string) =>
+    h.standIn
+      .sends("telegram")
+      .filter((r) => r.body.chat_id === id)
+      .map((r) => String(r.body.text));
+  const sendAsPhoto = texts("en", "too_large", { mb: MAX_MEDIA_BYTES / 1024 / 1024 });
+
+  it("Telegram, over our limit: the farmer is told to send it as an ordinary photo, not asked to resend it", async () => {
+    h.standIn.media.set("tg-heavy", Buffer.alloc(MAX_MEDIA_BYTES + 1, 0xff));
+    const message = telegramPhoto("tg-heavy", "990101");
+    await h.queue.enqueueInbound(message);
+    await completed(message);
+    expect(told("990101")).toEqual([sendAsPhoto]);
+  });
+
+  it("Telegram, over the Bot API's 20 MB (getFile refuses it): told the same, not left without an answer", async () => {
+    const calls = double.calls;
+    const message = telegramPhoto("over-20-mb-1", "990102");
+    await h.queue.enqueueInbound(message);
+    await completed(message);
+    expect(told("990102")).toEqual([sendAsPhoto]);
+    expect(double.calls).toBe(calls);
   });
 });
 

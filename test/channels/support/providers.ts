@@ -181,6 +181,9 @@ export async function startProviderStandIn(): Promise<ProviderStandIn> {
     }
     if (method === "getFile") {
       const fileId = String(body.file_id);
+      // The Bot API serves files up to 20 MB: a bigger one "sent as a file" is refused, in these words.
+      if (fileId.startsWith("over-20-mb"))
+        return json(400, { ok: false, error_code: 400, description: "Bad Request: file is too big" });
       const bytes = media.get(fileId);
       if (!bytes)
         return json(400, { ok: false, error_code: 400, description: "Bad Request: invalid file_id" });
