@@ -2,7 +2,8 @@ import { type Static, Type } from "@sinclair/typebox";
 
 // The parts of Telegram's Update (https://core.telegram.org/bots/api#update) the bot reads. Telegram adds
 // fields over time: unknown ones are allowed; the ones read must have the documented types.
-const Chat = Type.Object({ id: Type.Integer() });
+// `type`: private, group, supergroup or channel (Telegram always sends it; optional here for old fixtures' sake).
+const Chat = Type.Object({ id: Type.Integer(), type: Type.Optional(Type.String()) });
 const User = Type.Object({ id: Type.Integer(), language_code: Type.Optional(Type.String()) });
 const PhotoSize = Type.Object({
   file_id: Type.String({ minLength: 1 }),

@@ -34,6 +34,11 @@ export function parseTelegramUpdate(
   const at = receivedAt.toISOString();
   const base = { provider: TELEGRAM, channel: "telegram", messageId: String(update.update_id), to: "bot" };
 
+  // A farmer is their chat: in a group every member would share one farmer's results, language and consent
+  // (one member's "9" would delete the others' kept photos). The bot answers private chats only.
+  const chatType = update.callback_query?.message?.chat.type ?? update.message?.chat.type;
+  if (chatType !== undefined && chatType !== "private") return undefined;
+
   // Every button press is answered, or the user's button keeps spinning. Our buttons are in private chats,
   // where the chat id is the user's id: the fallback when Telegram leaves an old message out.
   const callback = update.callback_query;

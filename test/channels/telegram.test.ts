@@ -188,6 +188,19 @@ describe("Telegram webhook → queue → worker → sendMessage", () => {
     expect(await h.queue.queue.getJobState(`telegram_${update.update_id}`)).toBe("completed");
   });
 
+  it("acts on nothing from a group chat, where its members would share one farmer's results and consent", async () => {
+    const sends = h.standIn.sends("telegram").length;
+    const group = { id: -100_555_001, title: "Wakulima wa Nakuru", type: "supergroup" };
+    const update = {
+      update_id: ++updateId,
+      message: { message_id: 12, from, chat: group, date: 1_763_892_000, text: "9" },
+    };
+    expect((await post(update)).statusCode).toBe(200);
+    await untilIdle(h);
+    expect(await h.queue.queue.getJob(`telegram_${update.update_id}`)).toBeUndefined();
+    expect(h.standIn.sends("telegram")).toHaveLength(sends);
+  });
+
   it("greets /start in the remembered language and says what to send, with the language buttons", async () => {
     const sends = h.standIn.sends("telegram").length;
     await post({
