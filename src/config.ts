@@ -58,6 +58,8 @@ export interface Config {
   sessionSecret: string | undefined;
   /** Staff accounts without Redis: a JSON file the `npm run staff` command writes. */
   staffFile: string;
+  /** The time zone the console shows times in (IANA name): where its staff work, not where the server runs. */
+  consoleTimeZone: string;
 }
 
 export class ConfigError extends Error {
@@ -238,7 +240,12 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     sessionSecret: r.str("CONSOLE_SESSION_SECRET"),
     staffFile: path.resolve(ROOT_DIR, r.str("STAFF_FILE") ?? "data/staff.json"),
+    consoleTimeZone: r.str("CONSOLE_TIME_ZONE") ?? "UTC",
   };
+  if (!isTimeZone(config.consoleTimeZone))
+    r.problems.push(
+      `CONSOLE_TIME_ZONE must be an IANA time zone such as Africa/Nairobi (got "${config.consoleTimeZone}")`,
+    );
   if (config.sessionSecret !== undefined && config.sessionSecret.length < 32)
     r.problems.push("CONSOLE_SESSION_SECRET must be at least 32 characters (e.g. openssl rand -hex 32)");
   const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -285,4 +292,13 @@ export function readConfigOrExit(env: Env = process.env): Config {
 export function redisNamespaces(config: Pick<Config, "redisPrefix">) {
   const p = config.redisPrefix;
   return { keys: `${p}cd:`, queue: `${p}bull`, rateLimits: `${p}ratelimit` };
+}
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -29,6 +29,8 @@ export interface PageContext {
   queueCount?: number;
   /** Any class's name in the page's language. */
   className: (classId: string) => string;
+  /** Where the console's staff work (CONSOLE_TIME_ZONE): times are shown there, with its name. */
+  timeZone: string;
 }
 
 export const CONSOLE_PREFIX = "/console";

@@ -27,7 +27,7 @@ import { createConsoleTexts } from "./texts.js";
 import { ErrorPage } from "./views/error.js";
 
 export interface ConsoleDeps {
-  config: Pick<Config, "sessionSecret">;
+  config: Pick<Config, "sessionSecret" | "consoleTimeZone">;
   redis?: Redis;
   /** Redis key prefix of sessions and sign-in counters (tests use their own). Not `prefix`: Fastify's route prefix. */
   keyPrefix?: string;
@@ -124,6 +124,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
       path: request.url.split("?")[0] ?? CONSOLE_PREFIX,
       ...(flashMessage ? { flash: flashMessage } : {}),
       ...(request.staff ? { queueCount: await deps.records.reviews.count() } : {}),
+      timeZone: deps.config.consoleTimeZone,
       className: (classId) => {
         try {
           return deps.knowledge.name(classId, lang);

@@ -1,5 +1,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { formatTime, formatWhen } from "../../src/console/views/format.js";
 import { labelledExample, resultFixture } from "../channels/support/fixtures.js";
 import { type ConsoleTestApp, consoleTestApp, PARTNER_KEYS, Visitor } from "./support.js";
 
@@ -372,5 +374,19 @@ describe("the console's refusals", () => {
     expect(malformed.statusCode).toBe(400);
     expect(malformed.body).toContain("Cette demande n&#39;est pas valide.");
     expect(malformed.body).not.toMatch(/must match format/);
+  });
+});
+
+describe("the console's times", () => {
+  it("are shown where the staff work (CONSOLE_TIME_ZONE), with the zone's name", async () => {
+    const at = new Date("2026-11-29T07:40:00Z");
+    expect(formatWhen(at, { lang: "en", timeZone: "Africa/Nairobi" })).toMatch(
+      /Nov 29, 2026.*10:40.*(EAT|GMT\+3)/,
+    );
+    expect(formatTime(at, { lang: "en", timeZone: "UTC" })).toMatch(/07:40.*UTC/);
+    expect(() => loadConfig({ CONSOLE_TIME_ZONE: "Nairobi" })).toThrow(
+      /CONSOLE_TIME_ZONE must be an IANA time zone/,
+    );
+    expect(loadConfig({ CONSOLE_TIME_ZONE: "Africa/Nairobi" }).consoleTimeZone).toBe("Africa/Nairobi");
   });
 });

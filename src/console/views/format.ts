@@ -1,7 +1,26 @@
 import type { PageContext } from "../context.js";
 
-export function formatWhen(iso: string, ctx: Pick<PageContext, "lang">): string {
-  return new Intl.DateTimeFormat(ctx.lang, { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso));
+/** A date and time where the console's staff work, with the zone's name: "29 Nov 2026, 13:40 EAT". */
+export function formatWhen(iso: string | Date, ctx: Pick<PageContext, "lang" | "timeZone">): string {
+  return new Intl.DateTimeFormat(ctx.lang, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZone: ctx.timeZone,
+    timeZoneName: "short",
+  }).format(new Date(iso));
+}
+
+/** A time of today where the console's staff work, with the zone's name: "13:40 EAT". */
+export function formatTime(at: Date, ctx: Pick<PageContext, "lang" | "timeZone">): string {
+  return new Intl.DateTimeFormat(ctx.lang, {
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZone: ctx.timeZone,
+    timeZoneName: "short",
+  }).format(at);
 }
 
 export function formatAge(iso: string, ctx: Pick<PageContext, "t">, now = Date.now()): string {

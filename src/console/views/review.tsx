@@ -3,7 +3,7 @@ import { ANSWER_MAX_CHARS, CLAIM_SECONDS } from "../../limits.js";
 import type { StoredResult } from "../../results/types.js";
 import type { OpenCase } from "../../review/queue.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
-import { formatAge, languageName, regionName } from "./format.js";
+import { formatAge, formatTime, languageName, regionName } from "./format.js";
 import { CsrfField, Layout } from "./layout.js";
 import { Candidates, Facts, Photo } from "./result.js";
 
@@ -98,7 +98,7 @@ export function AnswerPage({ ctx, view }: { ctx: PageContext; view: AnswerView }
       <h1>{t("review.answer_title", { code: stored.code })}</h1>
       <p class="muted">
         {t("review.held_until", {
-          time: new Intl.DateTimeFormat(ctx.lang, { timeStyle: "short" }).format(view.heldUntil),
+          time: formatTime(view.heldUntil, ctx),
         })}{" "}
         {t("review.farmer_language", { language: languageName(stored.language) })}
       </p>
