@@ -390,3 +390,14 @@ describe("the console's times", () => {
     expect(loadConfig({ CONSOLE_TIME_ZONE: "Africa/Nairobi" }).consoleTimeZone).toBe("Africa/Nairobi");
   });
 });
+
+describe("the outbreak view's filters", () => {
+  it("show the region and weeks the address asked for, also ones the lists do not hold", async () => {
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    const page = (await v.get("/console/outbreaks?region=TZ&weeks=52")).body;
+    expect(page).toMatch(/<option value="TZ" selected="">/);
+    expect(page).toMatch(/<option value="52" selected="">52<\/option>/);
+    expect(page).not.toMatch(/<option value="12" selected/);
+  });
+});

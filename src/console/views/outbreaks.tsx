@@ -75,6 +75,17 @@ function Chart({ report, ctx }: { report: OutbreakReport; ctx: PageContext }) {
   );
 }
 
+/**
+ * The choices of a filter with the one the page shows among them: an address may ask for any region or number
+ * of weeks, and the form must not show another choice than the one applied (and apply it on "Show").
+ */
+function withCurrent<T extends string | number>(choices: readonly T[], current: T): T[] {
+  if (current === "" || choices.includes(current)) return [...choices];
+  return [...choices, current].sort((a, b) =>
+    typeof a === "number" && typeof b === "number" ? a - b : String(a).localeCompare(String(b)),
+  );
+}
+
 export function OutbreaksPage({
   ctx,
   report,
@@ -99,7 +110,7 @@ export function OutbreaksPage({
           {t("outbreaks.region")}
           <select name="region">
             <option value="">{t("outbreaks.all_regions")}</option>
-            {report.regions.map((r) => (
+            {withCurrent(report.regions, region).map((r) => (
               <option value={r} selected={r === region}>
                 {regionName(r, ctx)}
               </option>
@@ -109,7 +120,7 @@ export function OutbreaksPage({
         <label>
           {t("outbreaks.weeks")}
           <select name="weeks">
-            {[4, 8, OUTBREAK_WEEKS, 26].map((w) => (
+            {withCurrent([4, 8, OUTBREAK_WEEKS, 26], weeks).map((w) => (
               <option value={w} selected={w === weeks}>
                 {w}
               </option>
