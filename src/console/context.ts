@@ -24,7 +24,13 @@ export interface PageContext {
   lang: Language;
   staff: StaffAccount | null;
   csrf: string;
+  /** This page's path, for the navigation. */
   path: string;
+  /**
+   * Where the language switch comes back to: this page with its query; for a page a form's POST answered (a
+   * refusal), the page the form was on.
+   */
+  here: string;
   flash?: { kind: "ok" | "error"; text: string };
   queueCount?: number;
   /** Any class's name in the page's language. */

@@ -95,6 +95,16 @@ async function staffSessions(app: FastifyInstance, deps: ConsoleDeps): Promise<v
 
 export const staffSessionsPlugin = fp(staffSessions, { name: "staff-sessions", fastify: "5.x" });
 
+/** The console page a form was posted from (its Referer), when it is one. */
+function formPage(request: FastifyRequest): string | undefined {
+  try {
+    const { pathname, search } = new URL(request.headers.referer ?? "");
+    return pathname.startsWith(`${CONSOLE_PREFIX}/`) ? `${pathname}${search}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The console at /console: every page but sign-in is for signed-in staff only. */
 export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const texts = createConsoleTexts();
@@ -122,6 +132,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
       staff: request.staff,
       csrf: reply.generateCsrf(),
       path: request.url.split("?")[0] ?? CONSOLE_PREFIX,
+      here: request.method === "GET" ? request.url : (formPage(request) ?? CONSOLE_PREFIX),
       ...(flashMessage ? { flash: flashMessage } : {}),
       ...(request.staff ? { queueCount: await deps.records.reviews.count() } : {}),
       timeZone: deps.config.consoleTimeZone,

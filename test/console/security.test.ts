@@ -401,3 +401,16 @@ describe("the outbreak view's filters", () => {
     expect(page).not.toMatch(/<option value="12" selected/);
   });
 });
+
+describe("the language switch", () => {
+  it("comes back to the same page with its query, so the sign-in keeps where it was going", async () => {
+    const v = new Visitor(t.app);
+    const target = "/console/cases/ABC234";
+    const page = await v.get(`/console/sign-in?next=${encodeURIComponent(target)}`);
+    const next = /name="next" value="([^"]+)"/.exec(page.body)?.[1]?.replaceAll("&amp;", "&");
+    expect(next).toBe(`/console/sign-in?next=${encodeURIComponent(target)}`);
+    const switched = await v.post("/console/language", { lang: "sw", next: next! });
+    expect(switched.statusCode).toBe(303);
+    expect(switched.headers.location).toBe(next);
+  });
+});

@@ -81,7 +81,7 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
           <div class="account">
             <form method="post" action={`${CONSOLE_PREFIX}/language`} class="lang">
               <CsrfField ctx={ctx} />
-              <input type="hidden" name="next" value={ctx.path} />
+              <input type="hidden" name="next" value={ctx.here} />
               <AutoSubmit>
                 <label>
                   <span class="sr">{t("language")}</span>
