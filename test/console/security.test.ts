@@ -414,3 +414,44 @@ describe("the language switch", () => {
     expect(switched.headers.location).toBe(next);
   });
 });
+
+describe("the diagnose form refused", () => {
+  it("comes back with everything typed but the photo, and says why", async () => {
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    await v.get("/console/diagnose");
+    const { multipartBody } = await import("../api/support/form.js");
+    const { payload, headers } = await multipartBody(
+      {
+        _csrf: v.csrf,
+        language: "sw",
+        detail_level: "standard",
+        crop_type: "maize",
+        region: "Nakuru, Kenya",
+        phone: "0712",
+        description: "Madoa ya kahawia <majani ya chini>",
+        consent: "yes",
+      },
+      {
+        data: await sharp({ create: { width: 64, height: 48, channels: 3, background: "#3a7d2a" } })
+          .jpeg()
+          .toBuffer(),
+      },
+    );
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/console/diagnose",
+      payload,
+      headers: { ...headers, cookie: v.cookieHeader },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.body).toMatch(/role="alert">[^<]+</);
+    expect(res.body).toContain('value="Nakuru, Kenya"');
+    expect(res.body).toContain('value="0712"');
+    expect(res.body).toContain(">Madoa ya kahawia &lt;majani ya chini&gt;</textarea>");
+    expect(res.body).toMatch(/<option value="maize" selected="">/);
+    expect(res.body).toMatch(/<option value="sw" selected="">/);
+    expect(res.body).toMatch(/<option value="standard" selected="">/);
+    expect(res.body).toMatch(/name="consent" value="yes" checked=""/);
+  });
+});

@@ -5,7 +5,7 @@ import { CROPS, DETAIL_LEVELS, LANGUAGES } from "../../diagnosis/types.js";
 import { readForm } from "../../plugins/multipart.js";
 import type { UploadedFile } from "../../schemas/file.js";
 import { TEXT_LIMITS } from "../../schemas/request.js";
-import { CONSOLE_PREFIX, flash, sendPage } from "../context.js";
+import { CONSOLE_PREFIX, sendPage } from "../context.js";
 import type { ConsoleDeps } from "../plugin.js";
 import { OneOf, withLineFeeds } from "../schema.js";
 import type { T } from "../texts.js";
@@ -48,9 +48,10 @@ const diagnoseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps)
     async (request, reply) => {
       const form = request.body;
       const ctx = await app.pageContext(request, reply);
+      // The form again with what was typed (a file input cannot be refilled: only the photo is chosen again).
       const again = (text: string) => {
-        flash(request, "error", text);
-        return reply.redirect(`${CONSOLE_PREFIX}/diagnose`, 303);
+        const { image: _, _csrf: __, ...sent } = form;
+        return sendPage(reply, DiagnosePage({ ctx, cropNames: cropNames(ctx.t), sent, error: text }), 422);
       };
       if (!form.image || form.image.data.length === 0) return again(ctx.t("diagnose.no_photo"));
       let owner: string | undefined;
