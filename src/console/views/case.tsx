@@ -51,7 +51,7 @@ export function ReviewStatus({
           : t("case.review_waiting")}
       </p>
       {decision && (decision.diagnosis || decision.advice) && (
-        <blockquote>
+        <blockquote dir="auto">
           <strong>{decision.diagnosis}</strong>
           <p>{decision.advice}</p>
         </blockquote>

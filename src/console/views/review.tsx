@@ -50,7 +50,11 @@ export function ReviewQueuePage({ ctx, cases }: { ctx: PageContext; cases: OpenC
               </div>
               <div class="case-summary">
                 <Candidates result={stored.result} ctx={ctx} />
-                {stored.note && <p class="quote">“{stored.note}”</p>}
+                {stored.note && (
+                  <p class="quote" dir="auto">
+                    “{stored.note}”
+                  </p>
+                )}
               </div>
               <div class="case-action">
                 {claimedBy && claimedBy !== ctx.staff?.username ? (
