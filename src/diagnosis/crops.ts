@@ -7,6 +7,36 @@ import { CROPS, type Crop } from "./types.js";
 const CROP_NAMES = new Map<string, Crop>(
   Object.entries({
     bean: [
+      "snap bean",
+      "snap beans",
+      "string bean",
+      "string beans",
+      "bush bean",
+      "bush beans",
+      "climbing bean",
+      "climbing beans",
+      "black bean",
+      "black beans",
+      "red bean",
+      "red beans",
+      "haricot nain",
+      "haricots nains",
+      "haricot grimpant",
+      "haricots grimpants",
+      "poroto",
+      "porotos",
+      "habichuela",
+      "habichuelas",
+      "ejote",
+      "ejotes",
+      "judia verde",
+      "judias verdes",
+      "feijoeiro",
+      "vagem",
+      "vagens",
+      "feijao verde",
+      "fagiolino",
+      "fagiolini",
       "bean",
       "beans",
       "common bean",
@@ -34,8 +64,47 @@ const CROP_NAMES = new Map<string, Crop>(
       "fagiolo",
       "fagioli",
     ],
-    maize: ["maize", "corn", "sweet corn", "field corn", "mais", "mahindi", "maiz", "milho", "granturco"],
+    maize: [
+      "sweetcorn",
+      "popcorn",
+      "mais doux",
+      "mahindi matamu",
+      "maiz dulce",
+      "elote",
+      "choclo",
+      "milho verde",
+      "granoturco",
+      "mais dolce",
+      "maize",
+      "corn",
+      "sweet corn",
+      "field corn",
+      "mais",
+      "mahindi",
+      "maiz",
+      "milho",
+      "granturco",
+    ],
     pepper: [
+      "green pepper",
+      "green peppers",
+      "red pepper",
+      "red peppers",
+      "yellow pepper",
+      "yellow peppers",
+      "chilli peppers",
+      "chili peppers",
+      "chilis",
+      "capsicums",
+      "piment fort",
+      "pilipili kali",
+      "chiles",
+      "ajies",
+      "pimenton",
+      "pimento",
+      "pimentos",
+      "piri piri",
+      "peperoncini",
       "pepper",
       "peppers",
       "bell pepper",
@@ -63,12 +132,15 @@ const CROP_NAMES = new Map<string, Crop>(
       "aji",
       "pimentao",
       "pimentoes",
-      "pimenta",
       "peperone",
       "peperoni",
       "peperoncino",
     ],
     potato: [
+      "white potatoes",
+      "viazi ulaya",
+      "viazi vya kizungu",
+      "batata inglesa",
       "potato",
       "potatoes",
       "irish potato",
@@ -82,12 +154,28 @@ const CROP_NAMES = new Map<string, Crop>(
       "papas",
       "patata",
       "patatas",
-      "patate",
-      "batata",
-      "batatas",
     ],
-    rice: ["rice", "paddy", "paddy rice", "riz", "mchele", "mpunga", "arroz", "riso"],
+    rice: [
+      "rice paddy",
+      "riz paddy",
+      "rice",
+      "paddy",
+      "paddy rice",
+      "riz",
+      "mchele",
+      "mpunga",
+      "arroz",
+      "riso",
+    ],
     tomato: [
+      "cherry tomatoes",
+      "roma tomatoes",
+      "plum tomatoes",
+      "tomates cerises",
+      "jitomates",
+      "tomateiro",
+      "tomateiros",
+      "pomodorini",
       "tomato",
       "tomatoes",
       "cherry tomato",
@@ -110,10 +198,24 @@ const CROP_NAMES = new Map<string, Crop>(
 // Words around a crop's name that say nothing about which crop it is ("tomato plant", "hojas de papa",
 // "majani ya nyanya"), dropped from either end before the name is looked up.
 const AROUND_A_NAME = new Set([
-  ...["plant", "plants", "leaf", "leaves", "crop", "crops", "field", "my", "the", "a", "of"],
+  ...[
+    "plant",
+    "plants",
+    "leaf",
+    "leaves",
+    "crop",
+    "crops",
+    "field",
+    "farm",
+    "garden",
+    "seedling",
+    "seedlings",
+  ],
+  ...["fruit", "fruits", "my", "the", "a", "of", "in"],
   ...[
     "plante",
     "plantes",
+    "pied",
     "feuille",
     "feuilles",
     "culture",
@@ -124,14 +226,78 @@ const AROUND_A_NAME = new Set([
     "la",
     "le",
     "les",
+  ],
+  ...[
     "mon",
     "ma",
+    "mmea",
+    "mimea",
+    "mche",
+    "miche",
+    "jani",
+    "majani",
+    "shamba",
+    "bustani",
+    "zao",
+    "ya",
+    "wa",
   ],
-  ...["mmea", "mimea", "jani", "majani", "shamba", "zao", "la", "ya", "wa", "za", "cha", "vya"],
-  ...["planta", "plantas", "hoja", "hojas", "cultivo", "el", "los", "las", "del", "mi"],
-  ...["folha", "folhas", "do", "da", "dos", "das", "o", "meu", "minha"],
-  ...["pianta", "piante", "foglia", "foglie", "coltura", "di", "il", "lo", "gli", "mio", "mia"],
+  ...["za", "cha", "vya", "planta", "plantas", "mata", "hoja", "hojas", "cultivo", "el", "los", "las", "del"],
+  ...["mi", "pe", "folha", "folhas", "lavoura", "plantacao", "do", "da", "dos", "das", "o", "meu", "minha"],
+  ...[
+    "pianta",
+    "piante",
+    "piantina",
+    "foglia",
+    "foglie",
+    "coltura",
+    "campo",
+    "di",
+    "il",
+    "lo",
+    "gli",
+    "mio",
+    "mia",
+  ],
 ]);
+
+// Names that are one of our crops in some places and another crop elsewhere: "batata" is a sweet potato in much of
+// Latin America, "patate" in francophone Africa, "pimenta" black pepper in Portugal. Nothing is narrowed to
+// them, and nothing refused: the model says what the photo shows.
+const AMBIGUOUS = new Set(["batata", "batatas", "patate", "patates", "pimenta", "pimentas"]);
+
+// Other crops whose names hold one of ours: a soybean leaf is not a bean's, black pepper is no capsicum.
+const OTHER_CROPS = [
+  ...["sweet potato", "sweet potatoes", "patate douce", "patates douces", "viazi vitamu", "batata doce"],
+  ...["batata dulce", "camote", "patata dolce", "patata americana", "potato yam", "air potato"],
+  ...[
+    "soy bean",
+    "soy beans",
+    "soya bean",
+    "soya beans",
+    "broad bean",
+    "broad beans",
+    "faba bean",
+    "faba beans",
+  ],
+  ...["fava bean", "fava beans", "mung bean", "mung beans", "cocoa bean", "cocoa beans", "cacao bean"],
+  ...["coffee bean", "coffee beans", "castor bean", "castor beans", "yardlong bean", "velvet bean"],
+  ...["winged bean", "locust bean", "adzuki bean", "lablab bean", "hyacinth bean", "maharagwe ya soya"],
+  ...["frijol de soya", "frijol mungo", "feijao soja", "feijao caupi", "feijao frade", "feijao guandu"],
+  ...[
+    "feijao mungo",
+    "haricot mungo",
+    "haricot aile",
+    "fagiolo mungo",
+    "fagiolo di soia",
+    "fagiolo dall occhio",
+  ],
+  ...["black pepper", "white pepper", "long pepper", "guinea pepper", "ashanti pepper", "sichuan pepper"],
+  ...["betel pepper", "pilipili manga", "pimienta negra", "pimenta do reino", "pepe nero"],
+  ...["piment de la jamaique", "guinea corn", "broom corn", "corn salad", "milho painco", "milho miudo"],
+  ...["milho zaburro", "tree tomato", "husk tomato", "tomate de arbol", "tomate de arvore", "nyanya chungu"],
+  ...["viazi vikuu", "wild rice", "riso selvatico", "batata baroa", "batata yacon"],
+];
 
 function normalise(text: string): string {
   return text
@@ -142,44 +308,52 @@ function normalise(text: string): string {
     .trim();
 }
 
+/** Whether `phrase` stands in `text` as whole words (both normalised). */
+function holds(text: string, phrase: string): boolean {
+  return ` ${text} `.includes(` ${phrase} `);
+}
+
+type Reading = Crop | "unclear" | "other";
+
 /** One crop's name, maybe with words around it that do not change which crop it is. */
-function nameOf(text: string): Crop | null {
+function nameOf(text: string): Reading {
   const words = text.split(" ");
   while (words.length > 1 && AROUND_A_NAME.has(words[0]!)) words.shift();
   while (words.length > 1 && AROUND_A_NAME.has(words.at(-1)!)) words.pop();
-  return CROP_NAMES.get(words.join(" ")) ?? null;
+  const name = words.join(" ");
+  const crop = CROP_NAMES.get(name);
+  if (crop) return crop;
+  if (AMBIGUOUS.has(name)) return "unclear";
+  if (OTHER_CROPS.some((other) => holds(text, other))) return "other";
+  // One of our names among words we do not know ("Potato Shangi", "tomato seedlings in pots"): likely ours, but
+  // what the rest says is not ours to guess. Neither narrowed nor refused.
+  return [...CROP_NAMES.keys(), ...AMBIGUOUS].some((ours) => holds(text, ours)) ? "unclear" : "other";
 }
 
 // "tomato and potato", "maize/beans": each part names a crop.
 const BETWEEN_CROPS = /\s+(?:and|et|na|y|e|ou|or|o)\s+|[/,+;&]/i;
 
 /**
- * What a free-text `crop_type` names: one of the six crops the model knows, "several" of them, or null
- * (another crop, or words that are not a crop's name).
+ * What a free-text `crop_type` names: one of the six crops the model knows; "unclear" (several, one named
+ * among words we do not know, or a name that is ours only in some places); or "other", a crop we do not cover.
  */
-function readCrop(text: string): Crop | "several" | null {
-  const whole = nameOf(normalise(text));
-  if (whole) return whole;
+function readCrop(text: string): Reading {
   const parts = text.split(BETWEEN_CROPS).map(normalise).filter(Boolean);
-  if (parts.length < 2) return null;
-  const crops = parts.map(nameOf);
-  if (crops.every((crop) => crop === null)) return null;
-  // Another crop beside one of ours ("maize and cassava") leaves the model to say which the photo shows.
-  return crops.every((crop) => crop === crops[0]) ? crops[0]! : "several";
+  if (parts.length < 2) return nameOf(normalise(text));
+  const readings = parts.map(nameOf);
+  if (readings.every((r) => r === readings[0])) return readings[0]!;
+  return readings.every((r) => r === "other") ? "other" : "unclear";
 }
 
-/**
- * The crop a free-text `crop_type` names, or null when it names none of the six the model knows, or two of
- * them: which one the photo shows is then the model's to say, not the text's.
- */
+/** The crop a free-text `crop_type` names, or null when it names none of the six clearly (see readCrop). */
 export function parseCrop(text: string): Crop | null {
   const crop = readCrop(text);
-  return crop === "several" ? null : crop;
+  return crop === "unclear" || crop === "other" ? null : crop;
 }
 
 /** Whether a `crop_type` names a crop the model does not cover (and none it does). */
 export function namesUnsupportedCrop(text: string): boolean {
-  return readCrop(text) === null;
+  return readCrop(text) === "other";
 }
 
 /** The crop of a model class id (`tomato__late_blight` → tomato), or null for `non_plant`. */
