@@ -158,6 +158,8 @@ export const LOW_CONFIDENCE = 0.6;
 export const REVIEW_PAGE_CASES = 50;
 /** How long an officer's claim on a case lasts without being renewed (opening the case renews it). */
 export const CLAIM_SECONDS = 10 * 60;
+/** Who claimed a case last may still answer it this long after, if nobody took it (a long, interrupted answer). */
+export const LAST_HOLDER_SECONDS = 24 * 3600;
 /**
  * An officer's answer whose follow-up (the decision on the result, the outbreak count, the labelled example, the
  * message to the farmer) failed part-way is taken up again this often by the API, one process at a time.

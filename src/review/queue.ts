@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { CLAIM_SECONDS, REVIEW_PAGE_CASES, SETTLE_LEASE_SECONDS } from "../limits.js";
+import { CLAIM_SECONDS, LAST_HOLDER_SECONDS, REVIEW_PAGE_CASES, SETTLE_LEASE_SECONDS } from "../limits.js";
+
 import type { ResultStore } from "../results/store.js";
 import type { Decision, ReviewReason, StoredResult } from "../results/types.js";
 
@@ -26,10 +27,12 @@ export interface ReviewQueue {
   /** Takes (or renews) the case for CLAIM_SECONDS; refused while someone else holds it, or once decided. */
   claim(requestId: string, officer: string): Promise<ClaimOutcome>;
   release(requestId: string, officer: string): Promise<void>;
+  /** Who holds the case now, if anyone. */
+  holder(requestId: string): Promise<string | undefined>;
   /**
-   * Closes the case with the officer's answer, unless another officer holds it now or it is answered (the
-   * officer's own claim may have lapsed while they typed: nobody took it, so the answer counts). In the same
-   * step the answer is
+   * Closes the case with the officer's answer, if they hold it, or held it last and their claim lapsed while
+   * nobody took it (a long answer outlasts a claim); not once they gave it back, nor once it is answered. In the
+   * same step the answer is
    * kept as unsettled, until `settled` says everything it leads to is done (answer.ts), so none of it is lost to
    * a failure after the case left the queue.
    */
@@ -54,6 +57,8 @@ export interface UnsettledAnswer {
 interface Keys {
   open: string;
   claim(id: string): string;
+  /** Who last claimed the case: a claim that lapsed unseen still lets them answer; releasing it does not. */
+  lastHolder(id: string): string;
   settling: string;
   settleLease(id: string): string;
 }
@@ -68,7 +73,7 @@ interface CaseIndex {
   take(id: string, officer: string): Promise<string>;
   drop(id: string, officer: string): Promise<void>;
   /**
-   * Atomically: if the case is open and nobody else holds it (the officer's own claim may have lapsed), release
+   * Atomically: if the case is open and the officer holds it, or held it last and nobody holds it now, release
    * the claim, dequeue the case and keep `decision` unsettled.
    */
   finish(id: string, officer: string, decision: string): Promise<boolean>;
@@ -95,6 +100,7 @@ export function createReviewQueue(
         {
           open: `${prefix}review:open`,
           claim: (id) => `${prefix}review:claim:${id}`,
+          lastHolder: (id) => `${prefix}review:last-holder:${id}`,
           settling: `${prefix}review:settling`,
           settleLease: (id) => `${prefix}review:settle-lease:${id}`,
         },
@@ -139,6 +145,7 @@ export function createReviewQueue(
       return holder === officer ? { ok: true } : { ok: false, by: holder || null };
     },
     release: (requestId, officer) => index.drop(requestId, officer),
+    holder: (requestId) => index.holder(requestId),
     async decide(requestId, decision) {
       const stored = await store.get(requestId);
       if (!stored) return "gone";
@@ -161,10 +168,13 @@ export function createReviewQueue(
 }
 
 // Compares and deletes in one step, so an officer whose claim lapsed and was taken cannot answer too, nor one
-// holding a claim on a case answered meanwhile; a lapsed claim nobody took still lets its officer answer.
+// holding a claim on a case answered meanwhile. A claim that lapsed while nobody took the case still lets the
+// officer who held it last answer (a long answer outlasts it); one they gave back does not (a stale tab).
 const FINISH = `local holder = redis.call('get', KEYS[1])
-if ((not holder) or holder == ARGV[1]) and redis.call('zscore', KEYS[2], ARGV[2]) then
-  redis.call('del', KEYS[1]); redis.call('zrem', KEYS[2], ARGV[2]); redis.call('hset', KEYS[3], ARGV[2], ARGV[3])
+local last = redis.call('get', KEYS[4])
+if (holder == ARGV[1] or ((not holder) and last == ARGV[1])) and redis.call('zscore', KEYS[2], ARGV[2]) then
+  redis.call('del', KEYS[1], KEYS[4]); redis.call('zrem', KEYS[2], ARGV[2])
+  redis.call('hset', KEYS[3], ARGV[2], ARGV[3])
   return 1
 end
 return 0`;
@@ -172,10 +182,13 @@ return 0`;
 const TAKE = `if not redis.call('zscore', KEYS[2], ARGV[3]) then return '' end
 local holder = redis.call('get', KEYS[1])
 if (not holder) or holder == ARGV[1] then
-  redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]); return ARGV[1]
+  redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]); redis.call('set', KEYS[3], ARGV[1], 'EX', ARGV[4])
+  return ARGV[1]
 end
 return holder`;
-const DROP = `if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) end return 0`;
+const DROP = `if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) end
+if redis.call('get', KEYS[2]) == ARGV[1] then redis.call('del', KEYS[2]) end
+return 0`;
 // An answer settled meanwhile (by a process that listed it later) is not taken up again.
 const LEASE = `if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return 0 end
 if redis.call('set', KEYS[2], ARGV[2], 'NX', 'EX', ARGV[3]) then return 1 end
@@ -194,15 +207,37 @@ function redisIndex(redis: Redis, keys: Keys, claimSeconds: number): CaseIndex {
     count: () => redis.zcard(keys.open),
     holder: async (id) => (await redis.get(keys.claim(id))) ?? undefined,
     take: async (id, officer) =>
-      String(await redis.eval(TAKE, 2, keys.claim(id), keys.open, officer, claimSeconds, id)),
+      String(
+        await redis.eval(
+          TAKE,
+          3,
+          keys.claim(id),
+          keys.open,
+          keys.lastHolder(id),
+          officer,
+          claimSeconds,
+          id,
+          LAST_HOLDER_SECONDS,
+        ),
+      ),
     async drop(id, officer) {
-      await redis.eval(DROP, 1, keys.claim(id), officer);
+      await redis.eval(DROP, 2, keys.claim(id), keys.lastHolder(id), officer);
     },
     finish: async (id, officer, decision) =>
-      (await redis.eval(FINISH, 3, keys.claim(id), keys.open, keys.settling, officer, id, decision)) === 1,
+      (await redis.eval(
+        FINISH,
+        4,
+        keys.claim(id),
+        keys.open,
+        keys.settling,
+        keys.lastHolder(id),
+        officer,
+        id,
+        decision,
+      )) === 1,
     isOpen: async (id) => (await redis.zscore(keys.open, id)) !== null,
     async remove(id) {
-      await redis.multi().zrem(keys.open, id).del(keys.claim(id)).exec();
+      await redis.multi().zrem(keys.open, id).del(keys.claim(id), keys.lastHolder(id)).exec();
     },
     unsettled: async () => Object.entries(await redis.hgetall(keys.settling)),
     isUnsettled: async (id) => (await redis.hexists(keys.settling, id)) === 1,
@@ -242,12 +277,14 @@ function memoryIndex(claimSeconds: number): CaseIndex {
       claims.set(id, { officer, expires: Date.now() + claimSeconds * 1000 });
       return officer;
     },
+    // An entry outlives its claim: its officer is who claimed the case last (see FINISH).
     async drop(id, officer) {
-      if (holder(id) === officer) claims.delete(id);
+      if (claims.get(id)?.officer === officer) claims.delete(id);
     },
     async finish(id, officer, decision) {
       const current = holder(id);
-      if ((current && current !== officer) || !open.has(id)) return false;
+      const last = claims.get(id)?.officer;
+      if (!(current === officer || (!current && last === officer)) || !open.has(id)) return false;
       claims.delete(id);
       open.delete(id);
       settling.set(id, decision);

@@ -109,6 +109,25 @@ describe("the review queue", () => {
     expect((await records.store.get(id))?.review?.decision?.officer).toBe("amina");
   });
 
+  it("takes no answer from an officer who gave the case back, nor from one who never claimed it", async () => {
+    const stored = await records.record(unsure(), { language: "sw", source: "telegram", owner: "tg:7" });
+    const id = stored.result.request_id;
+    const answer = (officer: string) =>
+      answerCase({ records, isHealthy }, id, {
+        kind: "answered",
+        diagnosis: "x",
+        advice: "y",
+        officer,
+        at: new Date().toISOString(),
+      });
+    expect(await records.reviews.claim(id, "amina")).toEqual({ ok: true });
+    await records.reviews.release(id, "amina");
+    // Her page is still open: she sends it anyway.
+    expect((await answer("amina")).status).toBe("not_claimed");
+    expect((await answer("baraka")).status).toBe("not_claimed");
+    expect((await records.reviews.list()).map((c) => c.stored.result.request_id)).toContain(id);
+  });
+
   it("lets no second officer answer a case already answered, whatever claim they hold", async () => {
     const stored = await records.record(unsure(), { language: "sw", source: "telegram", owner: "tg:5" });
     const id = stored.result.request_id;

@@ -152,7 +152,17 @@ const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) =
         return reply.redirect(queuePage, 303);
       }
       if (outcome.status !== "done") {
-        flash(request, "error", outcome.status === "gone" ? ctx.t("review.closed") : ctx.t("review.expired"));
+        // Not theirs to answer: someone else holds it now, or it was answered, or they gave it back.
+        const by = outcome.status === "not_claimed" ? await records.reviews.holder(id) : undefined;
+        flash(
+          request,
+          "error",
+          by
+            ? ctx.t("review.taken", { name: by })
+            : outcome.status === "gone"
+              ? ctx.t("review.closed")
+              : ctx.t("review.expired"),
+        );
         return reply.redirect(queuePage, 303);
       }
       const said = outcome.sent
