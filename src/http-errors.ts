@@ -3,6 +3,8 @@ export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
+    /** What went wrong, for a caller that words it otherwise (the console): e.g. Fastify's FST_REQ_FILE_TOO_LARGE. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = "ApiError";

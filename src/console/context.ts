@@ -40,6 +40,8 @@ export interface PageContext {
 }
 
 export const CONSOLE_PREFIX = "/console";
+/** The longest address a sign-in or the language switch comes back to. */
+export const NEXT_MAX_CHARS = 2000;
 
 // Pages show farmers' phone numbers and photos: nothing is cached, framed, or loaded from elsewhere.
 const CSP =

@@ -14,7 +14,14 @@ import type { Knowledge } from "../diagnosis/kb.js";
 import { SESSION_IDLE_SECONDS } from "../limits.js";
 import type { Records } from "../results/records.js";
 import type { StaffStore } from "../staff/accounts.js";
-import { CONSOLE_PREFIX, type PageContext, pageLanguage, sendPage, takeFlash } from "./context.js";
+import {
+  CONSOLE_PREFIX,
+  NEXT_MAX_CHARS,
+  type PageContext,
+  pageLanguage,
+  sendPage,
+  takeFlash,
+} from "./context.js";
 import { PageError, refusalKey } from "./page-error.js";
 import authRoutes from "./routes/auth.js";
 import caseRoutes from "./routes/cases.js";
@@ -95,11 +102,17 @@ async function staffSessions(app: FastifyInstance, deps: ConsoleDeps): Promise<v
 
 export const staffSessionsPlugin = fp(staffSessions, { name: "staff-sessions", fastify: "5.x" });
 
-/** The console page a form was posted from (its Referer), when it is one. */
+/**
+ * The console page a form was posted from (its Referer), when it is one of ours; a page that is itself a form's
+ * answer sets its own (`here` in its route).
+ */
 function formPage(request: FastifyRequest): string | undefined {
   try {
-    const { pathname, search } = new URL(request.headers.referer ?? "");
-    return pathname.startsWith(`${CONSOLE_PREFIX}/`) ? `${pathname}${search}` : undefined;
+    const { host, pathname, search } = new URL(request.headers.referer ?? "");
+    const page = `${pathname}${search}`;
+    return host === request.host && pathname.startsWith(`${CONSOLE_PREFIX}/`) && page.length <= NEXT_MAX_CHARS
+      ? page
+      : undefined;
   } catch {
     return undefined;
   }
@@ -132,7 +145,10 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
       staff: request.staff,
       csrf: reply.generateCsrf(),
       path: request.url.split("?")[0] ?? CONSOLE_PREFIX,
-      here: request.method === "GET" ? request.url : (formPage(request) ?? CONSOLE_PREFIX),
+      here:
+        request.method === "GET" && request.url.length <= NEXT_MAX_CHARS
+          ? request.url
+          : (formPage(request) ?? CONSOLE_PREFIX),
       ...(flashMessage ? { flash: flashMessage } : {}),
       ...(request.staff ? { queueCount: await deps.records.reviews.count() } : {}),
       timeZone: deps.config.consoleTimeZone,

@@ -94,7 +94,7 @@ export async function readForm(request: FastifyRequest): Promise<Record<string, 
 function toClientError(error: unknown): unknown {
   if (error instanceof FieldValidationError || error instanceof ApiError) return error;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && DETAIL_BY_CODE[code]) return new ApiError(400, DETAIL_BY_CODE[code]);
+  if (typeof code === "string" && DETAIL_BY_CODE[code]) return new ApiError(400, DETAIL_BY_CODE[code], code);
   // busboy reports a broken body as a plain Error ("Unexpected end of form", "Malformed part header", ...).
   if (error instanceof Error && !("statusCode" in error)) {
     return new ApiError(400, `Malformed multipart body: ${error.message}`);

@@ -42,6 +42,8 @@ describe("an officer's answer the console refuses", () => {
     expect(refused.statusCode).toBe(422);
     expect(refused.body).toContain('value="Nitrogen deficiency &lt;older leaves yellow&gt;"');
     expect(refused.body).toMatch(/<input type="radio" name="kind" value="answered" checked/);
+    // Its language switch comes back to the case, not to the form's address (a 404 for a GET).
+    expect(refused.body).toContain(`name="next" value="/console/review/${id}"`);
     const ttl = await t.redis.ttl((await t.redis.keys(`test-console-answer-*review:claim:${id}`))[0]!);
     expect(ttl).toBeGreaterThan(CLAIM_SECONDS - 5);
 

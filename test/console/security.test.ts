@@ -2,6 +2,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { formatTime, formatWhen } from "../../src/console/views/format.js";
+import { MAX_IMAGE_BYTES } from "../../src/diagnosis/image/limits.js";
 import { labelledExample, resultFixture } from "../channels/support/fixtures.js";
 import { type ConsoleTestApp, consoleTestApp, PARTNER_KEYS, Visitor } from "./support.js";
 
@@ -416,6 +417,25 @@ describe("the language switch", () => {
 });
 
 describe("the diagnose form refused", () => {
+  it("says a photo over the upload limit is too large, in the staff member's words", async () => {
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    await v.get("/console/diagnose");
+    const { multipartBody } = await import("../api/support/form.js");
+    const { payload, headers } = await multipartBody(
+      { _csrf: v.csrf, language: "en", detail_level: "simple" },
+      { data: Buffer.alloc(MAX_IMAGE_BYTES + 1, 0xff) },
+    );
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/console/diagnose",
+      payload,
+      headers: { ...headers, cookie: v.cookieHeader },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain(`The photo is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB.`);
+  });
+
   it("comes back with everything typed but the photo, and says why", async () => {
     const v = new Visitor(t.app);
     await v.signIn("amina", PASSWORD);

@@ -8,7 +8,7 @@ import {
 import { LANGUAGES, type Language } from "../../diagnosis/types.js";
 import { SIGN_IN_ATTEMPTS, SIGN_IN_REFUND_MARGIN_MS, SIGN_IN_WINDOW_SECONDS } from "../../limits.js";
 import { checkPassword } from "../../staff/passwords.js";
-import { CONSOLE_PREFIX, sendPage } from "../context.js";
+import { CONSOLE_PREFIX, NEXT_MAX_CHARS, sendPage } from "../context.js";
 import type { ConsoleDeps } from "../plugin.js";
 import { CsrfOnly, OneOf } from "../schema.js";
 import type { T } from "../texts.js";
@@ -23,7 +23,7 @@ const SignInBody = Type.Object({
   _csrf: Type.Optional(Type.String()),
   username: Type.String({ maxLength: 64 }),
   password: Type.String({ maxLength: 256 }),
-  next: Type.Optional(Type.String({ maxLength: 2000 })),
+  next: Type.Optional(Type.String({ maxLength: NEXT_MAX_CHARS })),
 });
 
 const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language) => T }> = async (
@@ -65,7 +65,7 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
       config: { rateLimit: "other" },
       schema: {
         hide: true,
-        querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }),
+        querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: NEXT_MAX_CHARS })) }),
       },
     },
     async (request, reply) => {
@@ -145,7 +145,7 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
         body: Type.Object({
           _csrf: Type.Optional(Type.String()),
           lang: OneOf(LANGUAGES),
-          next: Type.Optional(Type.String({ maxLength: 2000 })),
+          next: Type.Optional(Type.String({ maxLength: NEXT_MAX_CHARS })),
         }),
       },
       preHandler: app.csrfProtection,

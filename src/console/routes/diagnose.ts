@@ -1,11 +1,14 @@
 import { type FastifyPluginAsyncTypebox, Type } from "@fastify/type-provider-typebox";
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { ImageError } from "../../diagnosis/diagnoser.js";
+import { MAX_IMAGE_BYTES } from "../../diagnosis/image/limits.js";
 import { CROPS, DETAIL_LEVELS, LANGUAGES } from "../../diagnosis/types.js";
+import { ApiError } from "../../http-errors.js";
 import { readForm } from "../../plugins/multipart.js";
 import type { UploadedFile } from "../../schemas/file.js";
 import { TEXT_LIMITS } from "../../schemas/request.js";
 import { CONSOLE_PREFIX, sendPage } from "../context.js";
+import { PageError } from "../page-error.js";
 import type { ConsoleDeps } from "../plugin.js";
 import { OneOf, withLineFeeds } from "../schema.js";
 import type { T } from "../texts.js";
@@ -40,7 +43,13 @@ const diagnoseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps)
       schema: { hide: true, body: DiagnoseForm },
       // Read here so that the route's schema validates the multipart form like any other body.
       preValidation: async (request) => {
-        request.body = withLineFeeds(await readForm(request)) as typeof request.body;
+        try {
+          request.body = withLineFeeds(await readForm(request)) as typeof request.body;
+        } catch (error) {
+          if (error instanceof ApiError && error.code === "FST_REQ_FILE_TOO_LARGE")
+            throw new PageError(400, "diagnose.too_large", { mb: MAX_IMAGE_BYTES / 1024 / 1024 });
+          throw error;
+        }
       },
       // After the form is read: the token travels in the multipart body like every other field.
       preHandler: app.csrfProtection,
@@ -51,7 +60,13 @@ const diagnoseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps)
       // The form again with what was typed (a file input cannot be refilled: only the photo is chosen again).
       const again = (text: string) => {
         const { image: _, _csrf: __, ...sent } = form;
-        return sendPage(reply, DiagnosePage({ ctx, cropNames: cropNames(ctx.t), sent, error: text }), 422);
+        const page = {
+          ctx: { ...ctx, here: `${CONSOLE_PREFIX}/diagnose` },
+          cropNames: cropNames(ctx.t),
+          sent,
+          error: text,
+        };
+        return sendPage(reply, DiagnosePage(page), 422);
       };
       if (!form.image || form.image.data.length === 0) return again(ctx.t("diagnose.no_photo"));
       let owner: string | undefined;

@@ -120,7 +120,8 @@ const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) =
           error: text,
           sent,
         };
-        return sendPage(reply, AnswerPage({ ctx, view }), 422);
+        // The language switch comes back to the case, not to this form's address.
+        return sendPage(reply, AnswerPage({ ctx: { ...ctx, here: `${queuePage}/${id}` }, view }), 422);
       };
       const kind =
         body.kind ?? (body.class_id ? "corrected" : body.diagnosis || body.advice ? "answered" : undefined);
