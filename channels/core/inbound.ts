@@ -1,7 +1,6 @@
 import { ImageError } from "../../src/diagnosis/diagnoser.js";
 import type { Language } from "../../src/diagnosis/types.js";
 import { SOURCES, type Source, type StoredResult } from "../../src/results/types.js";
-import { MAX_MEDIA_BYTES } from "../limits.js";
 import { type Action, type Again, decodeAction, languageButtons } from "./actions.js";
 import { type AnswerProgress, answerOnce, type SaveProgress } from "./answer-once.js";
 import { parseCodeRequest } from "./code-command.js";
@@ -101,7 +100,7 @@ async function answerPhoto(turn: Turn): Promise<void> {
     } finally {
       await progress.stop();
     }
-    if (diagnosed === "too_large") return talk.say("too_large", { mb: MAX_MEDIA_BYTES / 1024 / 1024 });
+    if (diagnosed === "too_large") return talk.say("too_large");
     if (!diagnosed) return talk.say("resend");
     stored = diagnosed;
     await turn.save({ requestId: stored.result.request_id });
@@ -138,7 +137,11 @@ async function diagnose(
     // Only what the user can fix by resending ends here; anything else is ours and is retried by the queue.
     if (error instanceof ImageError || error instanceof MediaError) {
       deps.logger.info({ provider: message.provider, reason: error.message }, "unreadable photo");
-      const tooLarge = error instanceof MediaError ? error.tooLarge : error.code === "too_large";
+      // Too many bytes or too many pixels (a 108 MP photo under 10 MB): resending the same file cannot help.
+      const tooLarge =
+        error instanceof MediaError
+          ? error.tooLarge
+          : error.code === "too_large" || error.code === "too_many_pixels";
       return tooLarge ? "too_large" : undefined;
     }
     throw error;

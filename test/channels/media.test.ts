@@ -7,14 +7,26 @@ import { inboundJobId } from "../../channels/core/queue.js";
 import { createTexts } from "../../channels/core/render/texts.js";
 import type { InboundMessage } from "../../channels/core/types.js";
 import { MAX_MEDIA_BYTES, RETRY_DELAYS_MS } from "../../channels/limits.js";
+import { decodeImage } from "../../src/diagnosis/image/decode.js";
+import { sniffFormat } from "../../src/diagnosis/image/sniff.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
+import type { DiagnosisContext } from "../../src/diagnosis/types.js";
 import { errorChain } from "../../src/logger.js";
+import { pngBomb } from "../diagnosis/fixtures.js";
 import { freePort } from "../support/redis-server.js";
 import { FixedDiagnoserDouble } from "./support/doubles.js";
 import { type Harness, startHarness } from "./support/harness.js";
 
+/** A fixed answer, but a real PNG is first read as the core reads it: a pixel bomb is refused as the core does. */
+class PngCheckingDouble extends FixedDiagnoserDouble {
+  override async diagnose(image: Buffer, context: DiagnosisContext, requestId: string) {
+    if (sniffFormat(image) === "png") await decodeImage(image);
+    return super.diagnose(image, context, requestId);
+  }
+}
+
 let h: Harness;
-const double = new FixedDiagnoserDouble();
+const double = new PngCheckingDouble();
 let next = 0;
 const RESEND = /^We could not read your photo/;
 const texts = createTexts();
@@ -149,7 +161,7 @@ describe("a photo too large to take", () => {
       .sends("telegram")
       .filter((r) => r.body.chat_id === id)
       .map((r) => String(r.body.text));
-  const sendAsPhoto = texts("en", "too_large", { mb: MAX_MEDIA_BYTES / 1024 / 1024 });
+  const sendAsPhoto = texts("en", "too_large");
 
   it("Telegram, over our limit: the farmer is told to send it as an ordinary photo, not asked to resend it", async () => {
     h.standIn.media.set("tg-heavy", Buffer.alloc(MAX_MEDIA_BYTES + 1, 0xff));
@@ -157,6 +169,14 @@ describe("a photo too large to take", () => {
     await h.queue.enqueueInbound(message);
     await completed(message);
     expect(told("990101")).toEqual([sendAsPhoto]);
+  });
+
+  it("WhatsApp, under 10 MB but over the core's megapixels (a 108 MP photo): told the same, not to resend it", async () => {
+    h.standIn.media.set("huge-sensor.png", pngBomb(12_000, 9_000));
+    const message = whatsappPhoto("huge-sensor.png");
+    await h.queue.enqueueInbound(message);
+    await completed(message);
+    expect(replyTo(message).map((r) => String(r.body.Body))).toEqual([sendAsPhoto]);
   });
 
   it("Telegram, over the Bot API's 20 MB (getFile refuses it): told the same, not left without an answer", async () => {
