@@ -1,6 +1,6 @@
 import type { PageContext } from "../context.js";
 
-/** A date and time where the console's staff work, with the zone's name: "29 Nov 2026, 13:40 EAT". */
+/** A date and time where the console's staff work, with the zone's name: "Nov 29, 2026, 01:40 PM GMT+3" in English. */
 export function formatWhen(iso: string | Date, ctx: Pick<PageContext, "lang" | "timeZone">): string {
   return new Intl.DateTimeFormat(ctx.lang, {
     year: "numeric",
@@ -13,7 +13,7 @@ export function formatWhen(iso: string | Date, ctx: Pick<PageContext, "lang" | "
   }).format(new Date(iso));
 }
 
-/** A time of today where the console's staff work, with the zone's name: "13:40 EAT". */
+/** A time of today where the console's staff work, with the zone's name: "01:40 PM GMT+3" in English. */
 export function formatTime(at: Date, ctx: Pick<PageContext, "lang" | "timeZone">): string {
   return new Intl.DateTimeFormat(ctx.lang, {
     hour: "2-digit",
