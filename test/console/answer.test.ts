@@ -153,3 +153,39 @@ describe("the case page of an answered case", () => {
     expect(corrected).toContain(">Treatment</h2>");
   });
 });
+
+describe("an answer to a case another officer answered meanwhile", () => {
+  it("is told the case was answered, not that the claim lapsed", async () => {
+    await t.addStaff("baraka", PASSWORD);
+    const stored = await t.records.record(
+      resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" }),
+      { language: "en", source: "api" },
+    );
+    const id = stored.result.request_id;
+    const amina = new Visitor(t.app);
+    await amina.signIn("amina", PASSWORD);
+    await amina.get("/console/review");
+    await amina.post(`/console/review/${id}/claim`, {});
+    await amina.get(`/console/review/${id}`);
+    // Her claim lapses (as if CLAIM_SECONDS passed); Baraka takes the case and answers it.
+    await t.redis.del(...(await t.redis.keys(`test-console-answer-*review:claim:${id}`)));
+    expect(await t.records.reviews.claim(id, "baraka")).toEqual({ ok: true });
+    const decided = await answerCase({ records: t.records, isHealthy: () => false }, id, {
+      kind: "answered",
+      diagnosis: "Nitrogen deficiency",
+      advice: "Top-dress.",
+      officer: "baraka",
+      at: new Date().toISOString(),
+    });
+    expect(decided.status).toBe("done");
+    const late = await amina.post(`/console/review/${id}/answer`, {
+      kind: "answered",
+      diagnosis: "x",
+      advice: "y",
+    });
+    expect(late.statusCode).toBe(303);
+    expect((await amina.get("/console/review")).body).toContain(
+      "This case has already been answered or has expired.",
+    );
+  });
+});

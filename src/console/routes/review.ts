@@ -153,16 +153,13 @@ const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) =
         return reply.redirect(queuePage, 303);
       }
       if (outcome.status !== "done") {
-        // Not theirs to answer: someone else holds it now, or it was answered, or they gave it back.
+        // Not theirs to answer: someone else holds it now, it was answered (or expired), or they gave it back.
         const by = outcome.status === "not_claimed" ? await records.reviews.holder(id) : undefined;
+        const open = outcome.status === "not_claimed" && (await records.reviews.isOpen(id));
         flash(
           request,
           "error",
-          by
-            ? ctx.t("review.taken", { name: by })
-            : outcome.status === "gone"
-              ? ctx.t("review.closed")
-              : ctx.t("review.expired"),
+          by ? ctx.t("review.taken", { name: by }) : open ? ctx.t("review.expired") : ctx.t("review.closed"),
         );
         return reply.redirect(queuePage, 303);
       }
