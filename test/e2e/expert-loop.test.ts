@@ -21,6 +21,7 @@ import { exportDataset, MANIFEST_COLUMNS } from "../../src/review/export.js";
 import { createStaffStore } from "../../src/staff/accounts.js";
 import { hashPassword } from "../../src/staff/passwords.js";
 import { loadCore } from "../channels/support/core.js";
+import { resultFixture } from "../channels/support/fixtures.js";
 import { type Harness, startHarness } from "../channels/support/harness.js";
 import { postTelegram } from "../channels/support/webhooks.js";
 import { CHROMIUM } from "../support/chromium.js";
@@ -359,6 +360,26 @@ describe("every console page, at phone and desktop width", () => {
       await page.context().close();
     }, 120_000);
   }
+
+  it("says 'no photo was kept' where a photo gone from the store stood, not a broken image", async () => {
+    const gone = await h.records.record(resultFixture(), {
+      language: "en",
+      source: "console",
+      photo: await sharp({ create: { width: 64, height: 48, channels: 3, background: "#3a7d2a" } })
+        .jpeg()
+        .toBuffer(),
+    });
+    // As a process without Redis evicts its oldest photos from memory.
+    await h.redis.del(...(await h.redis.keys(`*photo:${gone.result.request_id}`)));
+    // Its own context: the browser logs the photo's 404, which the test below counts as a page error.
+    const context = await browser.newContext({ ...VIEWPORTS.desktop, storageState: storage });
+    const page = await context.newPage();
+    await page.goto(`${base}/console/cases/${gone.code}`);
+    await page.locator(".photo.missing").waitFor();
+    expect(await page.locator(".photo.missing").textContent()).toBe("No photo was kept with this result.");
+    expect(await page.locator("figure.photo img").count()).toBe(0);
+    await context.close();
+  });
 
   it("made no request to another host and logged no error in any page", () => {
     expect(offHost).toEqual([]);

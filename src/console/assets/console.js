@@ -1,8 +1,19 @@
 // The console works without this script; it only adds comfort: a preview of the chosen photo, a busy
-// state while a photo is analysed, and selects that apply themselves.
+// state while a photo is analysed, selects that apply themselves, and a sentence instead of a broken image.
 document.addEventListener("DOMContentLoaded", () => {
   for (const select of document.querySelectorAll("select[data-autosubmit]")) {
     select.addEventListener("change", () => select.form?.requestSubmit());
+  }
+  // A photo gone from the store (evicted from memory without Redis, or deleted): say so where it stood.
+  for (const img of document.querySelectorAll("figure.photo img[data-missing]")) {
+    const missing = () => {
+      const note = document.createElement("div");
+      note.className = "photo missing";
+      note.textContent = img.dataset.missing ?? "";
+      img.closest("figure")?.replaceWith(note);
+    };
+    if (img.complete && img.naturalWidth === 0 && img.currentSrc) missing();
+    else img.addEventListener("error", missing, { once: true });
   }
   const form = document.querySelector("form.diagnose");
   if (!form) return;

@@ -16,6 +16,7 @@ export function Photo({ stored, ctx, small }: { stored: StoredResult; ctx: PageC
           src={`${CONSOLE_PREFIX}/photos/${id}`}
           alt={ctx.t("case.title", { code: stored.code })}
           loading="lazy"
+          data-missing={ctx.t("case.no_photo")}
         />
         {boxes.length > 0 && (
           <svg viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true">
