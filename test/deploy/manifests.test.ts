@@ -126,7 +126,15 @@ describe("deploy/k8s", () => {
     for (const hpa of byKind(all, "HorizontalPodAutoscaler")) {
       expect(deployments.map((d) => d.metadata.name)).toContain(hpa.spec.scaleTargetRef.name);
       expect(hpa.spec.metrics[0].resource.name).toBe("cpu");
+      // The autoscaler owns the count: a replicas field would reset it at every `kubectl apply -k`.
+      const scaled = deployments.find((d) => d.metadata.name === hpa.spec.scaleTargetRef.name)!;
+      expect(scaled.spec.replicas, scaled.metadata.name).toBeUndefined();
     }
+    // Sized for the CPU a pod asks for, not the node's cores (which Node counts whatever the pod's quota).
+    const settings = byKind(all, "ConfigMap").find((c) => c.metadata.name === "crop-diagnosis-settings")!;
+    const cpus = Number(apiContainer.resources.requests.cpu);
+    expect(Number(settings.data.UPLOADS_IN_FLIGHT)).toBeLessThanOrEqual(4 * cpus);
+    expect(Number(settings.data.UV_THREADPOOL_SIZE)).toBeLessThanOrEqual(4 * cpus);
     const budgets = byKind(all, "PodDisruptionBudget");
     for (const d of [api, worker])
       expect(budgets.some((b) => matches(b.spec.selector.matchLabels, d.spec.template.metadata.labels))).toBe(
