@@ -93,6 +93,9 @@ const resultsRoute: FastifyPluginAsyncTypebox<ResultsRouteOptions> = async (app,
           : undefined;
       // Staff read every result; a key only its own. Someone else's result is indistinguishable from none.
       if (!stored || (!staff && stored.client !== client?.name)) throw new ApiError(404, `No result ${id}`);
+      // A partner's data that an officer's answer changes: never kept by a cache, and never one client's for
+      // another (the key may come in X-API-Key, which shared caches do not treat as credentials).
+      reply.header("Cache-Control", "no-store").header("Vary", "X-API-Key, Authorization, Cookie");
       return publicView(stored, knowledge);
     },
   );

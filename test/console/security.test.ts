@@ -116,6 +116,9 @@ describe("the console without a session", () => {
       headers: { "x-api-key": PARTNER_KEYS.a },
     });
     expect(own.statusCode).toBe(200);
+    // A partner's data that changes when an officer answers: no cache keeps it, none serves it to another key.
+    expect(own.headers["cache-control"]).toBe("no-store");
+    expect(own.headers.vary).toMatch(/X-API-Key/);
     expect(own.json()).toMatchObject({
       request_id: caseId,
       code: caseCode,
