@@ -132,3 +132,10 @@ export function channelLimitsTable(): string {
     ...rows.map(([name, value, meaning]) => `| ${name} | ${value} | ${meaning} |`),
   ].join("\n");
 }
+
+/**
+ * The worker writes its heartbeat file this often while its consumer runs; the liveness probe restarts one whose
+ * file is older than WORKER_HEARTBEAT_STALE_MS (a stuck event loop, a consumer that stopped).
+ */
+export const WORKER_HEARTBEAT_MS = 10_000;
+export const WORKER_HEARTBEAT_STALE_MS = 60_000;

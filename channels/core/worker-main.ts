@@ -1,4 +1,5 @@
 // `npm run worker`: runs channel jobs (photos in, replies out), apart from the API so each scales alone.
+import { writeFile } from "node:fs/promises";
 import { readConfigOrExit, redisNamespaces } from "../../src/config.js";
 import { createDiagnoser } from "../../src/diagnosis/diagnose.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
@@ -8,6 +9,7 @@ import { createRedis } from "../../src/redis.js";
 import { createRecords } from "../../src/results/records.js";
 import { awaitsOfficer } from "../../src/review/queue.js";
 import { configureImageDecoding } from "../../src/threads.js";
+import { WORKER_HEARTBEAT_MS } from "../limits.js";
 import { PROVIDERS } from "../providers.js";
 import { createExpertLoop } from "./expert-loop.js";
 import { createLanguageMemory } from "./language.js";
@@ -75,6 +77,25 @@ const worker = createChannelWorker({
 // BullMQ's id for this worker is the first part of each lock it holds in Redis: which process has a job.
 logger.info({ channels: [...adapters.keys()], workerId: worker.id }, "channel worker started");
 
+// A worker whose event loop is stuck, or whose consumer stopped, writes no heartbeat: its liveness probe restarts it.
+let heartbeatFailed = false;
+const beat = () => {
+  if (!worker.isRunning()) return;
+  writeFile(settings.heartbeatFile, new Date().toISOString()).then(
+    () => {
+      heartbeatFailed = false;
+    },
+    (error: unknown) => {
+      if (!heartbeatFailed)
+        logger.error({ err: error, file: settings.heartbeatFile }, "heartbeat not written");
+      heartbeatFailed = true;
+    },
+  );
+};
+beat();
+const heartbeat = setInterval(beat, WORKER_HEARTBEAT_MS);
+heartbeat.unref();
+
 /** Within the 30 s compose and Kubernetes give a container to stop. */
 const SHUTDOWN_DEADLINE_MS = 25_000;
 
@@ -82,6 +103,7 @@ let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
+  clearInterval(heartbeat);
   if (redis.status !== "ready") {
     // No job can be finished or handed back without Redis; each is taken over once its lock lapses.
     logger.warn({ signal, redis: redis.status }, "Redis is unavailable: exiting without waiting for jobs");

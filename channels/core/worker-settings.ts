@@ -1,6 +1,10 @@
 // Settings only the channel worker reads (src/config.ts holds those it shares with the API), checked once at
 // start-up with every problem named at once.
+import path from "node:path";
 import type { ChannelProvider } from "./provider.js";
+
+/** Where the worker proves it is alive (deploy/k8s/worker.yaml's liveness probe reads it). */
+export const DEFAULT_HEARTBEAT_FILE = "/tmp/crop-diagnosis-worker.alive";
 
 export interface WorkerSettings {
   /** How long a job's lock lives without renewal: a crashed worker's job waits this long, plus up to one
@@ -11,6 +15,8 @@ export interface WorkerSettings {
   /** Per provider id, the API base its variable names (TWILIO_API_ROOT, TELEGRAM_API_ROOT, AT_API_ROOT):
    *  a self-hosted server, a staging or test stand-in. Unset: the provider's own API. */
   apiRoots: Record<string, string>;
+  /** Written every WORKER_HEARTBEAT_MS while the consumer runs: a liveness probe reads its age. */
+  heartbeatFile: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -37,6 +43,8 @@ export function readWorkerSettings(
     if (/^https?:\/\/[^/]/.test(raw)) apiRoots[id] = raw.replace(/\/+$/, "");
     else problems.push(`${apiRoot.variable} must be an http:// or https:// URL`);
   }
+  const heartbeatFile = env.WORKER_HEARTBEAT_FILE?.trim() || DEFAULT_HEARTBEAT_FILE;
+  if (!path.isAbsolute(heartbeatFile)) problems.push("WORKER_HEARTBEAT_FILE must be an absolute path");
   if (problems.length) throw new Error(`Invalid worker settings:\n  - ${problems.join("\n  - ")}`);
-  return { lockDurationMs, stalledIntervalMs, apiRoots };
+  return { lockDurationMs, stalledIntervalMs, apiRoots, heartbeatFile };
 }

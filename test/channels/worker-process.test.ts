@@ -3,12 +3,17 @@
 //
 // The worker process gets a REDIS_PREFIX of this run's own: workers of another checkout's test run on the
 // same Redis never take this run's jobs, nor this run's workers theirs.
+import { existsSync } from "node:fs";
+import { readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import channelsPlugin from "../../channels/core/plugin.js";
 import { type ChannelQueue, createChannelQueue, inboundJobId } from "../../channels/core/queue.js";
 import { routingOwner } from "../../channels/core/registry.js";
+import { WORKER_HEARTBEAT_STALE_MS } from "../../channels/limits.js";
 import { PROVIDERS } from "../../channels/providers.js";
 import { redisNamespaces } from "../../src/config.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
@@ -38,8 +43,11 @@ async function removeOurKeys() {
   if (keys.length) await redis.del(...keys);
 }
 
-function startWorker(): WorkerProcess {
+function startWorker(
+  heartbeatFile = path.join(tmpdir(), `worker-alive-${process.pid}-${workers.length}`),
+): WorkerProcess {
   const worker = startWorkerProcess({
+    WORKER_HEARTBEAT_FILE: heartbeatFile,
     REDIS_URL,
     REDIS_PREFIX,
     TELEGRAM_BOT_TOKEN: botToken,
@@ -197,4 +205,17 @@ describe.skipIf(!HAVE_DATASETS && !process.env.CI)("the worker process", () => {
     expect(sendsTo(71_002).filter((s) => String(s.body.text).includes(stored!.code))).toHaveLength(1);
     expect(worker.output.join("\n")).toContain("finishing active jobs before exit");
   }, 120_000);
+
+  it("writes its heartbeat for the liveness probe while it consumes jobs", async () => {
+    const file = path.join(tmpdir(), `worker-alive-${process.pid}-beat`);
+    await rm(file, { force: true });
+    const worker = startWorker(file);
+    await worker.ready;
+    await until(() => existsSync(file), "the heartbeat file");
+    const written = Date.parse(await readFile(file, "utf8"));
+    expect(Date.now() - written).toBeLessThan(WORKER_HEARTBEAT_STALE_MS);
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+    await rm(file, { force: true });
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readWorkerSettings } from "../../channels/core/worker-settings.js";
+import { DEFAULT_HEARTBEAT_FILE, readWorkerSettings } from "../../channels/core/worker-settings.js";
 import { PROVIDERS } from "../../channels/providers.js";
 
 describe("worker settings", () => {
@@ -19,7 +19,14 @@ describe("worker settings", () => {
 
   it("names every bad value at once", () => {
     expect(() =>
-      readWorkerSettings(PROVIDERS, { TWILIO_API_ROOT: "api.twilio.com", CHANNEL_JOB_LOCK_MS: "5" }),
-    ).toThrow(/CHANNEL_JOB_LOCK_MS must be whole milliseconds[\s\S]*TWILIO_API_ROOT must be an http/);
+      readWorkerSettings(PROVIDERS, {
+        TWILIO_API_ROOT: "api.twilio.com",
+        CHANNEL_JOB_LOCK_MS: "5",
+        WORKER_HEARTBEAT_FILE: "alive",
+      }),
+    ).toThrow(
+      /CHANNEL_JOB_LOCK_MS must be whole milliseconds[\s\S]*TWILIO_API_ROOT must be an http[\s\S]*WORKER_HEARTBEAT_FILE must be an absolute path/,
+    );
+    expect(readWorkerSettings(PROVIDERS, {}).heartbeatFile).toBe(DEFAULT_HEARTBEAT_FILE);
   });
 });

@@ -9,6 +9,8 @@ import { promisify } from "node:util";
 import dockerignoreModule from "@balena/dockerignore";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
+import { DEFAULT_HEARTBEAT_FILE } from "../../channels/core/worker-settings.js";
+import { WORKER_HEARTBEAT_STALE_MS } from "../../channels/limits.js";
 import { buildDist, DIST_DIR, filesUnder, PRELOAD } from "../../scripts/build.js";
 import { ROOT_DIR } from "../../src/config.js";
 import { THREADPOOL_SIZE } from "../../src/limits.js";
@@ -117,6 +119,11 @@ describe("deploy/k8s", () => {
     expect(apiContainer.env).toContainEqual({ name: "PORT", value: String(port.containerPort) });
     for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"])
       expect(apiContainer[probe].httpGet).toEqual({ path: "/health", port: "http" });
+
+    // The worker's liveness: its heartbeat file, no older than the worker promises (channels/limits.ts).
+    const alive = worker.spec.template.spec.containers[0].livenessProbe.exec.command.join(" ");
+    expect(alive).toContain(DEFAULT_HEARTBEAT_FILE);
+    expect(alive).toContain(`< ${WORKER_HEARTBEAT_STALE_MS}`);
 
     const services = byKind(all, "Service");
     const apiService = services.find((s) => s.metadata.name === "crop-diagnosis-api")!;
