@@ -76,7 +76,7 @@ describe("photos of REST uploads", () => {
 
     const page = await officer.get(`/console/cases/${stored.code}`);
     expect(page.statusCode).toBe(200);
-    expect(page.body).toContain("No photo was kept with this result.");
+    expect(page.body).toContain('<div class="photo missing">No photo was kept with this result.</div>');
     expect(page.body).not.toContain(`/console/photos/${body.request_id}`);
     expect((await officer.get(`/console/photos/${body.request_id}`)).statusCode).toBe(404);
 
@@ -98,7 +98,7 @@ describe("photos of REST uploads", () => {
 
     const page = await officer.get(`/console/cases/${stored.code}`);
     expect(page.body).toContain(`/console/photos/${body.request_id}`);
-    expect(page.body).not.toContain("No photo was kept with this result.");
+    expect(page.body).not.toContain('<div class="photo missing">');
     const photo = await officer.get(`/console/photos/${body.request_id}`);
     expect(photo.statusCode).toBe(200);
     expect(photo.headers["content-type"]).toBe("image/jpeg");
