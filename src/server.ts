@@ -43,7 +43,7 @@ const queue =
   redis && anyChannelConfigured(PROVIDERS, config)
     ? createChannelQueue({ connection: redis, prefix: namespaces.queue, routingOwner: ownerOf })
     : undefined;
-if (!config.sessionSecret)
+if (!config.sessionSecret && !redis)
   logger.warn("CONSOLE_SESSION_SECRET is not set: console sessions end when this process stops");
 const resultSink = createResultSink({
   record: records.record,

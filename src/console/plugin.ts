@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import fastifyCookie from "@fastify/cookie";
@@ -29,6 +28,7 @@ import diagnoseRoutes from "./routes/diagnose.js";
 import outbreakRoutes from "./routes/outbreaks.js";
 import reviewRoutes from "./routes/review.js";
 import { withLineFeeds } from "./schema.js";
+import { sessionSecret } from "./session-secret.js";
 import { createSessionStore } from "./session-store.js";
 import { createConsoleTexts } from "./texts.js";
 import { ErrorPage } from "./views/error.js";
@@ -68,7 +68,7 @@ const ASSETS: Record<string, string> = {
 async function staffSessions(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   await app.register(fastifyCookie);
   await app.register(fastifySession, {
-    secret: deps.config.sessionSecret ?? randomBytes(32).toString("hex"),
+    secret: deps.config.sessionSecret ?? (await sessionSecret(deps.redis, deps.keyPrefix)),
     cookieName: SESSION_COOKIE,
     cookie: {
       path: "/",
