@@ -211,9 +211,10 @@ describe.skipIf(!HAVE_DATASETS && !process.env.CI)("the worker process", () => {
     await rm(file, { force: true });
     const worker = startWorker(file);
     await worker.ready;
-    await until(() => existsSync(file), "the heartbeat file");
-    const written = Date.parse(await readFile(file, "utf8"));
-    expect(Date.now() - written).toBeLessThan(WORKER_HEARTBEAT_STALE_MS);
+    // writeFile creates the file before it fills it: wait for a time in it.
+    const written = async () => (existsSync(file) ? Date.parse(await readFile(file, "utf8")) : Number.NaN);
+    await until(async () => Number.isFinite(await written()), "the heartbeat file");
+    expect(Date.now() - (await written())).toBeLessThan(WORKER_HEARTBEAT_STALE_MS);
     worker.child.kill("SIGTERM");
     expect(await worker.exited).toBe(0);
     await rm(file, { force: true });
