@@ -196,108 +196,42 @@ const CROP_NAMES = new Map<string, Crop>(
 );
 
 // Words around a crop's name that say nothing about which crop it is ("tomato plant", "hojas de papa",
-// "majani ya nyanya"), dropped from either end before the name is looked up.
-const AROUND_A_NAME = new Set([
-  ...[
-    "plant",
-    "plants",
-    "leaf",
-    "leaves",
-    "crop",
-    "crops",
-    "field",
-    "farm",
-    "garden",
-    "seedling",
-    "seedlings",
-  ],
-  ...["fruit", "fruits", "my", "the", "a", "of", "in"],
-  ...[
-    "plante",
-    "plantes",
-    "pied",
-    "feuille",
-    "feuilles",
-    "culture",
-    "de",
-    "des",
-    "du",
-    "d",
-    "la",
-    "le",
-    "les",
-  ],
-  ...[
-    "mon",
-    "ma",
-    "mmea",
-    "mimea",
-    "mche",
-    "miche",
-    "jani",
-    "majani",
-    "shamba",
-    "bustani",
-    "zao",
-    "ya",
-    "wa",
-  ],
-  ...["za", "cha", "vya", "planta", "plantas", "mata", "hoja", "hojas", "cultivo", "el", "los", "las", "del"],
-  ...["mi", "pe", "folha", "folhas", "lavoura", "plantacao", "do", "da", "dos", "das", "o", "meu", "minha"],
-  ...[
-    "pianta",
-    "piante",
-    "piantina",
-    "foglia",
-    "foglie",
-    "coltura",
-    "campo",
-    "di",
-    "il",
-    "lo",
-    "gli",
-    "mio",
-    "mia",
-  ],
-]);
+// "majani ya nyanya"), dropped from either end before the name is looked up. One line per language.
+const AROUND_A_NAME = new Set(
+  [
+    "plant plants leaf leaves crop crops field farm garden seedling seedlings fruit fruits my the a of in",
+    "plante plantes pied feuille feuilles culture de des du d la le les mon ma",
+    "mmea mimea mche miche jani majani shamba bustani zao la ya wa za cha vya",
+    "planta plantas mata hoja hojas cultivo de el la los las del mi",
+    "pe planta folha folhas lavoura plantacao do da dos das o meu minha",
+    "pianta piante piantina foglia foglie coltura campo di il lo gli mio mia",
+  ].flatMap((words) => words.split(" ")),
+);
 
 // Names that are one of our crops in some places and another crop elsewhere: "batata" is a sweet potato in much of
 // Latin America, "patate" in francophone Africa, "pimenta" black pepper in Portugal. Nothing is narrowed to
 // them, and nothing refused: the model says what the photo shows.
 const AMBIGUOUS = new Set(["batata", "batatas", "patate", "patates", "pimenta", "pimentas"]);
 
-// Other crops whose names hold one of ours: a soybean leaf is not a bean's, black pepper is no capsicum.
+/** Every name of ours, clear or not: a text holding one is not called another crop. */
+const OUR_NAMES = [...CROP_NAMES.keys(), ...AMBIGUOUS];
+
+// Other crops whose names hold one of ours: a soybean leaf is not a bean's, black pepper is no capsicum. One
+// line per name of ours they hold.
 const OTHER_CROPS = [
-  ...["sweet potato", "sweet potatoes", "patate douce", "patates douces", "viazi vitamu", "batata doce"],
-  ...["batata dulce", "camote", "patata dolce", "patata americana", "potato yam", "air potato"],
-  ...[
-    "soy bean",
-    "soy beans",
-    "soya bean",
-    "soya beans",
-    "broad bean",
-    "broad beans",
-    "faba bean",
-    "faba beans",
-  ],
-  ...["fava bean", "fava beans", "mung bean", "mung beans", "cocoa bean", "cocoa beans", "cacao bean"],
-  ...["coffee bean", "coffee beans", "castor bean", "castor beans", "yardlong bean", "velvet bean"],
-  ...["winged bean", "locust bean", "adzuki bean", "lablab bean", "hyacinth bean", "maharagwe ya soya"],
-  ...["frijol de soya", "frijol mungo", "feijao soja", "feijao caupi", "feijao frade", "feijao guandu"],
-  ...[
-    "feijao mungo",
-    "haricot mungo",
-    "haricot aile",
-    "fagiolo mungo",
-    "fagiolo di soia",
-    "fagiolo dall occhio",
-  ],
-  ...["black pepper", "white pepper", "long pepper", "guinea pepper", "ashanti pepper", "sichuan pepper"],
-  ...["betel pepper", "pilipili manga", "pimienta negra", "pimenta do reino", "pepe nero"],
-  ...["piment de la jamaique", "guinea corn", "broom corn", "corn salad", "milho painco", "milho miudo"],
-  ...["milho zaburro", "tree tomato", "husk tomato", "tomate de arbol", "tomate de arvore", "nyanya chungu"],
-  ...["viazi vikuu", "wild rice", "riso selvatico", "batata baroa", "batata yacon"],
-];
+  "sweet potato, sweet potatoes, patate douce, patates douces, viazi vitamu, batata doce, batata dulce, camote, " +
+    "patata dolce, patata americana, potato yam, air potato, viazi vikuu, batata baroa, batata yacon",
+  "soy bean, soy beans, soya bean, soya beans, broad bean, broad beans, faba bean, faba beans, fava bean, " +
+    "fava beans, mung bean, mung beans, cocoa bean, cocoa beans, cacao bean, coffee bean, coffee beans, " +
+    "castor bean, castor beans, yardlong bean, velvet bean, winged bean, locust bean, adzuki bean, lablab bean, " +
+    "hyacinth bean, maharagwe ya soya, frijol de soya, frijol mungo, feijao soja, feijao caupi, feijao frade, " +
+    "feijao guandu, feijao mungo, haricot mungo, haricot aile, fagiolo mungo, fagiolo di soia, fagiolo dall occhio",
+  "black pepper, white pepper, long pepper, guinea pepper, ashanti pepper, sichuan pepper, betel pepper, " +
+    "pilipili manga, pimienta negra, pimenta do reino, pepe nero, piment de la jamaique",
+  "guinea corn, broom corn, corn salad, milho painco, milho miudo, milho zaburro",
+  "tree tomato, husk tomato, tomate de arbol, tomate de arvore, nyanya chungu",
+  "wild rice, riso selvatico",
+].flatMap((names) => names.split(", "));
 
 function normalise(text: string): string {
   return text
@@ -327,7 +261,7 @@ function nameOf(text: string): Reading {
   if (OTHER_CROPS.some((other) => holds(text, other))) return "other";
   // One of our names among words we do not know ("Potato Shangi", "tomato seedlings in pots"): likely ours, but
   // what the rest says is not ours to guess. Neither narrowed nor refused.
-  return [...CROP_NAMES.keys(), ...AMBIGUOUS].some((ours) => holds(text, ours)) ? "unclear" : "other";
+  return OUR_NAMES.some((ours) => holds(text, ours)) ? "unclear" : "other";
 }
 
 // "tomato and potato", "maize/beans": each part names a crop.
