@@ -15,6 +15,9 @@ export interface AnswerDeps {
   logger?: Pick<Logger, "info" | "warn">;
 }
 
+/** What a settled answer led to. */
+type Settled = Omit<Extract<AnswerOutcome, { status: "done" }>, "status">;
+
 export type AnswerOutcome =
   | { status: "not_claimed" | "gone" }
   /** Closed and saved, but its follow-up is still to be finished (by settleAnswers). */
@@ -45,22 +48,16 @@ export async function answerCase(
   requestId: string,
   decision: Decision,
 ): Promise<AnswerOutcome> {
-  const { reviews } = deps.records;
-  const status = await reviews.decide(requestId, decision);
+  const status = await deps.records.reviews.decide(requestId, decision);
   if (status !== "done") return { status };
-  const token = await reviews.leaseSettling(requestId);
-  if (!token) return { status: "settling" };
-  try {
-    const settled = await settle(deps, requestId, decision, token);
-    return settled ? { status: "done", ...settled } : { status: "gone" };
-  } catch (error) {
-    deps.logger?.warn(
-      { err: error, requestId },
-      "officer's answer saved, its follow-up failed: retried later",
-    );
-    await reviews.releaseSettling(requestId, token).catch(() => {});
-    return { status: "settling" };
-  }
+  const settled = await settleLeased(
+    deps,
+    requestId,
+    decision,
+    "officer's answer saved, its follow-up failed: retried later",
+  );
+  if (settled === "held" || settled === "failed") return { status: "settling" };
+  return settled ? { status: "done", ...settled } : { status: "gone" };
 }
 
 /**
@@ -68,21 +65,35 @@ export async function answerCase(
  * which the request that made them is still finishing. The API runs it every SETTLE_RETRY_MS.
  */
 export async function settleAnswers(deps: AnswerDeps, now = Date.now()): Promise<number> {
-  const { reviews } = deps.records;
   let done = 0;
-  for (const { requestId, decision } of await reviews.unsettled()) {
+  for (const { requestId, decision } of await deps.records.reviews.unsettled()) {
     if (now - Date.parse(decision.at) < SETTLE_AFTER_MS) continue;
-    const token = await reviews.leaseSettling(requestId);
-    if (!token) continue;
-    try {
-      await settle(deps, requestId, decision, token);
-      done++;
-    } catch (error) {
-      deps.logger?.warn({ err: error, requestId }, "officer's answer: follow-up failed again");
-      await reviews.releaseSettling(requestId, token).catch(() => {});
-    }
+    const settled = await settleLeased(deps, requestId, decision, "officer's answer: follow-up failed again");
+    if (settled !== "held" && settled !== "failed") done++;
   }
   return done;
+}
+
+/**
+ * `settle` under the answer's lease: "held" while another process holds it; "failed" when a step failed (logged
+ * with `failure`, and the lease given back at once so the next round takes it up).
+ */
+async function settleLeased(
+  deps: AnswerDeps,
+  requestId: string,
+  decision: Decision,
+  failure: string,
+): Promise<Settled | undefined | "held" | "failed"> {
+  const { reviews } = deps.records;
+  const token = await reviews.leaseSettling(requestId);
+  if (!token) return "held";
+  try {
+    return await settle(deps, requestId, decision, token);
+  } catch (error) {
+    deps.logger?.warn({ err: error, requestId }, failure);
+    await reviews.releaseSettling(requestId, token).catch(() => {});
+    return "failed";
+  }
 }
 
 /** The result as the model left it, before any officer's decision. */
@@ -103,7 +114,7 @@ async function settle(
   requestId: string,
   decision: Decision,
   token: string,
-): Promise<Omit<Extract<AnswerOutcome, { status: "done" }>, "status"> | undefined> {
+): Promise<Settled | undefined> {
   const { records } = deps;
   const current = await records.store.get(requestId);
   if (!current) {
