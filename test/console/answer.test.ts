@@ -21,20 +21,30 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t?.close());
 
+/** A result the model was unsure of, in the review queue. */
+const unsureCase = (meta: Parameters<ConsoleTestApp["records"]["record"]>[1]) =>
+  t.records.record(resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" }), meta);
+
+/** An officer, signed in, who claimed the case and has its answer page open. */
+async function openedBy(officer: string, id: string): Promise<Visitor> {
+  const v = new Visitor(t.app);
+  await v.signIn(officer, PASSWORD);
+  await v.get("/console/review");
+  expect((await v.post(`/console/review/${id}/claim`, {})).statusCode).toBe(303);
+  await v.get(`/console/review/${id}`);
+  return v;
+}
+
+/** The Redis key of the case's claim. */
+const claimKey = async (id: string) => (await t.redis.keys(`test-console-answer-*review:claim:${id}`))[0]!;
+
 describe("an officer's answer the console refuses", () => {
   it("comes back with what they typed, and the case stays theirs", async () => {
-    const stored = await t.records.record(
-      resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" }),
-      { language: "en", source: "sms", owner: "+254700000123" },
-    );
+    const stored = await unsureCase({ language: "en", source: "sms", owner: "+254700000123" });
     const id = stored.result.request_id;
-    const v = new Visitor(t.app);
-    await v.signIn("amina", PASSWORD);
-    await v.get("/console/review");
-    await v.post(`/console/review/${id}/claim`, {});
-    await v.get(`/console/review/${id}`);
+    const v = await openedBy("amina", id);
     // The claim nearly lapsed while she typed; the advice is missing.
-    await t.redis.expire((await t.redis.keys(`test-console-answer-*review:claim:${id}`))[0]!, 5);
+    await t.redis.expire(await claimKey(id), 5);
     const refused = await v.post(`/console/review/${id}/answer`, {
       kind: "answered",
       diagnosis: "Nitrogen deficiency <older leaves yellow>",
@@ -44,7 +54,7 @@ describe("an officer's answer the console refuses", () => {
     expect(refused.body).toMatch(/<input type="radio" name="kind" value="answered" checked/);
     // Its language switch comes back to the case, not to the form's address (a 404 for a GET).
     expect(refused.body).toContain(`name="next" value="/console/review/${id}"`);
-    const ttl = await t.redis.ttl((await t.redis.keys(`test-console-answer-*review:claim:${id}`))[0]!);
+    const ttl = await t.redis.ttl(await claimKey(id));
     expect(ttl).toBeGreaterThan(CLAIM_SECONDS - 5);
 
     const advice = "Top-dress with CAN.\nWater after.";
@@ -57,16 +67,9 @@ describe("an officer's answer the console refuses", () => {
 
 describe("an officer's answer at the longest the browser lets through", () => {
   it("counts each line break as one character, as the browser did (it sends CR LF)", async () => {
-    const stored = await t.records.record(
-      resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" }),
-      { language: "en", source: "api" },
-    );
+    const stored = await unsureCase({ language: "en", source: "api" });
     const id = stored.result.request_id;
-    const v = new Visitor(t.app);
-    await v.signIn("amina", PASSWORD);
-    await v.get("/console/review");
-    await v.post(`/console/review/${id}/claim`, {});
-    await v.get(`/console/review/${id}`);
+    const v = await openedBy("amina", id);
     const lines = Array.from({ length: 6 }, (_, i) => `${i}`.repeat(ANSWER_MAX_CHARS.advice / 6 - 1));
     const sent = await v.post(`/console/review/${id}/answer`, {
       kind: "answered",
@@ -81,21 +84,14 @@ describe("an officer's answer at the longest the browser lets through", () => {
 
 describe("an officer's answer whose message to the farmer cannot be queued yet", () => {
   it("is saved, the officer is told it is being passed on, and it reaches the queue once it answers", async () => {
-    const stored = await t.records.record(
-      resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" }),
-      {
-        language: "sw",
-        source: "telegram",
-        owner: "tg:7001",
-        replyTo: { provider: "telegram", channel: "telegram", to: "7001" },
-      },
-    );
+    const stored = await unsureCase({
+      language: "sw",
+      source: "telegram",
+      owner: "tg:7001",
+      replyTo: { provider: "telegram", channel: "telegram", to: "7001" },
+    });
     const id = stored.result.request_id;
-    const v = new Visitor(t.app);
-    await v.signIn("amina", PASSWORD);
-    await v.get("/console/review");
-    expect((await v.post(`/console/review/${id}/claim`, {})).statusCode).toBe(303);
-    await v.get(`/console/review/${id}`);
+    const v = await openedBy("amina", id);
     const answered = await v.post(`/console/review/${id}/answer`, {
       kind: "corrected",
       class_id: "maize__common_rust",
@@ -157,18 +153,11 @@ describe("the case page of an answered case", () => {
 describe("an answer to a case another officer answered meanwhile", () => {
   it("is told the case was answered, not that the claim lapsed", async () => {
     await t.addStaff("baraka", PASSWORD);
-    const stored = await t.records.record(
-      resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" }),
-      { language: "en", source: "api" },
-    );
+    const stored = await unsureCase({ language: "en", source: "api" });
     const id = stored.result.request_id;
-    const amina = new Visitor(t.app);
-    await amina.signIn("amina", PASSWORD);
-    await amina.get("/console/review");
-    await amina.post(`/console/review/${id}/claim`, {});
-    await amina.get(`/console/review/${id}`);
+    const amina = await openedBy("amina", id);
     // Her claim lapses (as if CLAIM_SECONDS passed); Baraka takes the case and answers it.
-    await t.redis.del(...(await t.redis.keys(`test-console-answer-*review:claim:${id}`)));
+    await t.redis.del(await claimKey(id));
     expect(await t.records.reviews.claim(id, "baraka")).toEqual({ ok: true });
     const decided = await answerCase({ records: t.records, isHealthy: () => false }, id, {
       kind: "answered",

@@ -8,6 +8,7 @@ import { CLAIM_SECONDS, SETTLE_AFTER_MS, SURGE_MIN_COUNT } from "../../src/limit
 import { outbreakReport } from "../../src/outbreaks/report.js";
 import { isoWeek } from "../../src/outbreaks/weeks.js";
 import { createRecords } from "../../src/results/records.js";
+import type { Decision } from "../../src/results/types.js";
 import { answerCase, settleAnswers } from "../../src/review/answer.js";
 import { exportDataset, MANIFEST_COLUMNS } from "../../src/review/export.js";
 import { EXAMPLE_PHOTO, labelledExample, resultFixture } from "../channels/support/fixtures.js";
@@ -30,6 +31,9 @@ const photo = () =>
     .jpeg()
     .toBuffer();
 const unsure = () => resultFixture({ outcome: "unsure", diagnoses: [], crop_health: "unknown" });
+/** The officer's answer to a case, made now. */
+const answerAs = (officer: string, id: string, decision: Omit<Decision, "officer" | "at">) =>
+  answerCase({ records, isHealthy }, id, { ...decision, officer, at: new Date().toISOString() });
 
 describe("the review queue", () => {
   it("queues what the model could not answer well, oldest first, and nothing else", async () => {
@@ -98,12 +102,10 @@ describe("the review queue", () => {
     expect(await records.reviews.claim(id, "amina")).toEqual({ ok: true });
     // A long answer: her claim lapses (as if CLAIM_SECONDS passed) before she sends it.
     await redis.del(`${prefix}review:claim:${id}`);
-    const slow = await answerCase({ records, isHealthy }, id, {
+    const slow = await answerAs("amina", id, {
       kind: "answered",
       diagnosis: "Nitrogen deficiency",
       advice: "Top-dress with CAN.",
-      officer: "amina",
-      at: new Date().toISOString(),
     });
     expect(slow.status).toBe("done");
     expect((await records.store.get(id))?.review?.decision?.officer).toBe("amina");
@@ -113,13 +115,7 @@ describe("the review queue", () => {
     const stored = await records.record(unsure(), { language: "sw", source: "telegram", owner: "tg:7" });
     const id = stored.result.request_id;
     const answer = (officer: string) =>
-      answerCase({ records, isHealthy }, id, {
-        kind: "answered",
-        diagnosis: "x",
-        advice: "y",
-        officer,
-        at: new Date().toISOString(),
-      });
+      answerAs(officer, id, { kind: "answered", diagnosis: "x", advice: "y" });
     expect(await records.reviews.claim(id, "amina")).toEqual({ ok: true });
     await records.reviews.release(id, "amina");
     // Her page is still open: she sends it anyway.
@@ -133,13 +129,7 @@ describe("the review queue", () => {
     const id = stored.result.request_id;
     expect(await records.reviews.claim(id, "amina")).toEqual({ ok: true });
     const answer = (officer: string) =>
-      answerCase({ records, isHealthy }, id, {
-        kind: "answered",
-        diagnosis: `${officer}'s answer`,
-        advice: "y",
-        officer,
-        at: new Date().toISOString(),
-      });
+      answerAs(officer, id, { kind: "answered", diagnosis: `${officer}'s answer`, advice: "y" });
     expect((await answer("amina")).status).toBe("done");
     // Baraka's claim landed as Amina's answer closed the case (his look at the case came just before it).
     await redis.set(`${prefix}review:claim:${id}`, "baraka");
@@ -201,12 +191,7 @@ describe("the review queue", () => {
     });
     const id = onThePhone.result.request_id;
     await records.reviews.claim(id, "amina");
-    const outcome = await answerCase({ records, isHealthy }, id, {
-      kind: "corrected",
-      classId: "tomato__early_blight",
-      officer: "amina",
-      at: new Date().toISOString(),
-    });
+    const outcome = await answerAs("amina", id, { kind: "corrected", classId: "tomato__early_blight" });
     expect(outcome).toMatchObject({ status: "done", kept: false });
     expect((await records.examples.list()).map((e) => e.id)).not.toContain(id);
   });
@@ -225,12 +210,7 @@ describe("the review queue", () => {
     expect((await records.store.lastFor("+254700000777"))?.code).toBe(diagnosed.code);
     const id = unsureOne.result.request_id;
     await records.reviews.claim(id, "amina");
-    await answerCase({ records, isHealthy }, id, {
-      kind: "corrected",
-      classId: "maize__common_rust",
-      officer: "amina",
-      at: new Date().toISOString(),
-    });
+    await answerAs("amina", id, { kind: "corrected", classId: "maize__common_rust" });
     expect((await records.store.lastFor("+254700000777"))?.code).toBe(unsureOne.code);
   });
 
@@ -252,12 +232,7 @@ describe("the review queue", () => {
       return save(...args);
     };
     try {
-      const outcome = await answerCase({ records, isHealthy }, id, {
-        kind: "corrected",
-        classId: "tomato__early_blight",
-        officer: "amina",
-        at: new Date().toISOString(),
-      });
+      const outcome = await answerAs("amina", id, { kind: "corrected", classId: "tomato__early_blight" });
       expect(outcome).toMatchObject({ status: "done", kept: false });
     } finally {
       records.examples.save = save;

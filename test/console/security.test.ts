@@ -1,9 +1,9 @@
-import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { formatTime, formatWhen } from "../../src/console/views/format.js";
 import { MAX_IMAGE_BYTES } from "../../src/diagnosis/image/limits.js";
 import { labelledExample, resultFixture } from "../channels/support/fixtures.js";
+import { leafJpeg } from "../diagnosis/fixtures.js";
 import { type ConsoleTestApp, consoleTestApp, PARTNER_KEYS, Visitor } from "./support.js";
 
 const PASSWORD = "correct horse battery staple";
@@ -199,17 +199,11 @@ describe("signing in and out", () => {
       expect(wrong.statusCode, url).toBe(403);
     }
     // The multipart diagnose form carries its token in the body too.
-    const { multipartBody } = await import("../api/support/form.js");
-    const { payload, headers } = await multipartBody(
+    const upload = await v.postMultipart(
+      "/console/diagnose",
       { language: "en", detail_level: "simple" },
       { data: Buffer.from([1]) },
     );
-    const upload = await t.app.inject({
-      method: "POST",
-      url: "/console/diagnose",
-      payload,
-      headers: { ...headers, cookie: v.cookieHeader },
-    });
     expect(upload.statusCode).toBe(403);
     // Still signed in: the forged requests changed nothing.
     expect((await v.get("/console/review")).statusCode).toBe(200);
@@ -291,9 +285,7 @@ describe("signing in and out", () => {
     const withPhoto = await t.records.record(resultFixture(), {
       language: "en",
       source: "console",
-      photo: await sharp({ create: { width: 64, height: 48, channels: 3, background: "#3a7d2a" } })
-        .jpeg()
-        .toBuffer(),
+      photo: await leafJpeg(64, 48),
     });
     const url = `/console/photos/${withPhoto.result.request_id}`;
     expect((await new Visitor(t.app).get(url)).statusCode).toBe(303);
@@ -424,17 +416,11 @@ describe("the diagnose form refused", () => {
     const v = new Visitor(t.app);
     await v.signIn("amina", PASSWORD);
     await v.get("/console/diagnose");
-    const { multipartBody } = await import("../api/support/form.js");
-    const { payload, headers } = await multipartBody(
+    const res = await v.postMultipart(
+      "/console/diagnose",
       { _csrf: v.csrf, language: "en", detail_level: "simple" },
       { data: Buffer.alloc(MAX_IMAGE_BYTES + 1, 0xff) },
     );
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/console/diagnose",
-      payload,
-      headers: { ...headers, cookie: v.cookieHeader },
-    });
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain(`The photo is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB.`);
   });
@@ -443,8 +429,8 @@ describe("the diagnose form refused", () => {
     const v = new Visitor(t.app);
     await v.signIn("amina", PASSWORD);
     await v.get("/console/diagnose");
-    const { multipartBody } = await import("../api/support/form.js");
-    const { payload, headers } = await multipartBody(
+    const res = await v.postMultipart(
+      "/console/diagnose",
       {
         _csrf: v.csrf,
         language: "sw",
@@ -456,17 +442,9 @@ describe("the diagnose form refused", () => {
         consent: "yes",
       },
       {
-        data: await sharp({ create: { width: 64, height: 48, channels: 3, background: "#3a7d2a" } })
-          .jpeg()
-          .toBuffer(),
+        data: await leafJpeg(64, 48),
       },
     );
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/console/diagnose",
-      payload,
-      headers: { ...headers, cookie: v.cookieHeader },
-    });
     expect(res.statusCode).toBe(422);
     expect(res.body).toMatch(/role="alert">[^<]+</);
     expect(res.body).toContain('value="Nakuru, Kenya"');

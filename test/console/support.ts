@@ -11,6 +11,7 @@ import type { StoredResult } from "../../src/results/types.js";
 import { createStaffStore, type Role, type StaffStore } from "../../src/staff/accounts.js";
 import { hashPassword } from "../../src/staff/passwords.js";
 import { capturedLogger } from "../api/support/app.js";
+import { multipartBody } from "../api/support/form.js";
 import { StubDiagnoser } from "../api/support/stub-diagnoser.js";
 
 export const PARTNER_KEYS = { a: "partner-a-key-0123456789", b: "partner-b-key-0123456789" };
@@ -137,6 +138,23 @@ export class Visitor {
       url,
       payload: body,
       headers: { cookie: this.cookieHeader, "content-type": "application/x-www-form-urlencoded" },
+    });
+    this.remember(res);
+    return res;
+  }
+
+  /** A multipart form (the diagnose form) with this visitor's cookies; its fields carry `_csrf` when it should. */
+  async postMultipart(
+    url: string,
+    fields: Record<string, string>,
+    file: Parameters<typeof multipartBody>[1],
+  ) {
+    const { payload, headers } = await multipartBody(fields, file);
+    const res = await this.app.inject({
+      method: "POST",
+      url,
+      payload,
+      headers: { ...headers, cookie: this.cookieHeader },
     });
     this.remember(res);
     return res;

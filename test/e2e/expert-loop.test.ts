@@ -24,6 +24,7 @@ import { loadCore } from "../channels/support/core.js";
 import { resultFixture } from "../channels/support/fixtures.js";
 import { type Harness, startHarness } from "../channels/support/harness.js";
 import { postTelegram } from "../channels/support/webhooks.js";
+import { leafJpeg } from "../diagnosis/fixtures.js";
 import { CHROMIUM } from "../support/chromium.js";
 import { fieldPhotos, findUnsurePhoto } from "./unsure-photos.js";
 
@@ -365,9 +366,7 @@ describe("every console page, at phone and desktop width", () => {
     const gone = await h.records.record(resultFixture(), {
       language: "en",
       source: "console",
-      photo: await sharp({ create: { width: 64, height: 48, channels: 3, background: "#3a7d2a" } })
-        .jpeg()
-        .toBuffer(),
+      photo: await leafJpeg(64, 48),
     });
     // As a process without Redis evicts its oldest photos from memory.
     await h.redis.del(...(await h.redis.keys(`*photo:${gone.result.request_id}`)));
