@@ -14,6 +14,7 @@ import { createChannelQueue } from "../channels/core/queue.js";
 import { createAdapters, destinationOf, farmerKeys, routingOwner } from "../channels/core/registry.js";
 import { createRenderer } from "../channels/core/render/index.js";
 import { createTexts } from "../channels/core/render/texts.js";
+import { createReplyWindows } from "../channels/core/reply-window.js";
 import { createChannelWorker } from "../channels/core/worker.js";
 import { PROVIDERS } from "../channels/providers.js";
 import { loadConfig, ROOT_DIR } from "../src/config.js";
@@ -86,6 +87,7 @@ const worker = createChannelWorker({
     config,
     Object.fromEntries(PROVIDERS.map((p) => [p.id, standIn.baseUrl])),
   ),
+  windows: createReplyWindows({ redis, prefix: `${tag}:`, farmerKey: farmerKeys(PROVIDERS) }),
   knowledge,
   destination: (routing) => destinationOf(routing, PROVIDERS, config),
   farmerKey: farmerKeys(PROVIDERS),

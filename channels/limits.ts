@@ -1,7 +1,7 @@
 // Every limit and constant of the farmer channels, in one place: the renderers, the providers' capability
 // declarations, the worker and docs/channels.md (`npm run docs:limits`) all read them from here. The SMS
 // sizes live in src/limits.ts, because the knowledge base sizes its SMS texts by them too.
-import { SMS_MAX_SEGMENTS, SMS_SEGMENT, SMS_SUMMARY_RESERVE } from "../src/limits.js";
+import { RESULT_TTL_SECONDS, SMS_MAX_SEGMENTS, SMS_SEGMENT, SMS_SUMMARY_RESERVE } from "../src/limits.js";
 
 /**
  * One USSD screen carries a USSD string of at most 160 octets (3GPP TS 24.080): 182 GSM-7 septets packed
@@ -57,6 +57,15 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
  * capped here that proves too short only earns another 429 and another pause.
  */
 export const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * WhatsApp delivers a business's free-form message only within 24 hours of the user's last message; outside
+ * it only an approved template goes through (Meta's customer service window).
+ */
+export const WHATSAPP_REPLY_WINDOW_MS = 24 * 3600 * 1000;
+
+/** A reply waiting for its farmer to write again (outside the reply window) is kept this long, as results are. */
+export const HELD_REPLY_TTL_S = RESULT_TTL_SECONDS;
 
 /** Completed jobs are kept this long, so a webhook the provider retries within it is still recognised. */
 export const COMPLETED_JOB_TTL_S = 24 * 3600;
@@ -118,6 +127,16 @@ export function channelLimitsTable(): string {
       "provider's Retry-After",
       `${seconds(DEFAULT_RETRY_AFTER_MS)} to ${seconds(MAX_RETRY_AFTER_MS)}`,
       "the pause of the whole queue after a 429",
+    ],
+    [
+      "WhatsApp reply window",
+      `${WHATSAPP_REPLY_WINDOW_MS / 3_600_000} h`,
+      "after the farmer's last message; a reply outside it waits for their next one",
+    ],
+    [
+      "a reply waiting for its farmer",
+      `${HELD_REPLY_TTL_S / 86_400} days`,
+      "kept for their next message, then dropped",
     ],
     ["completed jobs", `${COMPLETED_JOB_TTL_S / 3600} h`, "kept, so a webhook delivered again is run once"],
     [

@@ -20,6 +20,11 @@ export interface TwilioConfig {
   authToken: string;
   smsFrom: string | undefined;
   whatsappFrom: string | undefined;
+  /**
+   * An approved WhatsApp template (a Content SID, HX...) telling the farmer something waits for them: sent when
+   * a reply falls outside WhatsApp's 24-hour window, which only templates may cross.
+   */
+  whatsappNoticeSid: string | undefined;
 }
 
 export interface TelegramConfig {
@@ -111,6 +116,14 @@ class Reader {
       this.problems.push(`${name} must be a ${protocols.join(" or ")} URL`);
       return undefined;
     }
+  }
+
+  /** A value that must match `pattern`, described by `what` when it does not. */
+  matching(name: string, pattern: RegExp, what: string): string | undefined {
+    const raw = this.str(name);
+    if (raw === undefined || pattern.test(raw)) return raw;
+    this.problems.push(`${name} must be ${what} (got "${raw}")`);
+    return undefined;
   }
 
   /** A group of variables that only makes sense all together: all set, none set, or a clear complaint. */
@@ -220,6 +233,11 @@ export function loadConfig(env: Env = process.env): Config {
       authToken: authToken!,
       smsFrom: r.str("TWILIO_SMS_FROM"),
       whatsappFrom: r.str("TWILIO_WHATSAPP_FROM"),
+      whatsappNoticeSid: r.matching(
+        "TWILIO_WHATSAPP_NOTICE_SID",
+        /^HX[0-9a-f]{32}$/,
+        "a Content SID: HX and 32 hexadecimal digits",
+      ),
     })),
     telegram: r.group(["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"], ([botToken, webhookSecret]) => ({
       botToken: botToken!,

@@ -7,6 +7,7 @@ import type { ExpertLoop } from "./expert-loop.js";
 import type { LanguageMemory } from "./language.js";
 import type { Renderer } from "./render/index.js";
 import type { ViewOptions } from "./render/view.js";
+import type { ReplyWindows } from "./reply-window.js";
 import type { Adapter } from "./types.js";
 
 /** What the worker's job handlers use, built once by the worker's composition (worker-main.ts, tests). */
@@ -18,6 +19,8 @@ export interface HandlerDeps {
   renderer: Renderer;
   /** One adapter per configured provider, by provider id (registry.createAdapters). */
   adapters: ReadonlyMap<string, Adapter>;
+  /** Replies kept outside a channel's reply window until the farmer writes (reply-window.ts). */
+  windows: ReplyWindows;
   knowledge: Knowledge;
   /** Where a REST result routed by user_data goes (registry.destinationOf over the configured providers). */
   destination(routing: Routing): { provider: string; channel: string; to: string | undefined } | undefined;

@@ -11,6 +11,7 @@ import { languageIn, NATIVE_NAMES } from "./language-names.js";
 import { showProgress } from "./progress.js";
 import type { ChannelJob } from "./queue.js";
 import { adapterFor } from "./registry.js";
+import { deliverHeld } from "./reply-window.js";
 import { type Adapter, type InboundMessage, MediaError, PermanentJobError } from "./types.js";
 
 export type InboundJob = Extract<ChannelJob, { kind: "inbound" }>;
@@ -26,6 +27,8 @@ interface Turn {
   talk: Conversation;
   /** What the farmer wrote besides a language's name: a photo's description, a command. */
   text: string;
+  /** Replies kept outside the reply window went out before this turn (reply-window.ts). */
+  heldDelivered: number;
   job: InboundJob;
   save: SaveJob;
   deps: HandlerDeps;
@@ -46,13 +49,10 @@ export async function handleInbound(job: InboundJob, save: SaveJob, deps: Handle
   const language =
     chosen ??
     (await deps.languages.resolve(message.owner, { tag: message.languageHint, phone: message.phone }));
-  const talk = conversation(
-    { provider: message.provider, channel: message.channel, to: message.from, from: message.to },
-    adapter,
-    language,
-    deps,
-  );
-  const turn: Turn = { message, adapter, talk, text: said.rest, job, save, deps };
+  const target = { provider: message.provider, channel: message.channel, to: message.from, from: message.to };
+  const heldDelivered = await deliverHeld(target, adapter, deps.windows, message.receivedAt);
+  const talk = conversation(target, adapter, language, deps);
+  const turn: Turn = { message, adapter, talk, text: said.rest, heldDelivered, job, save, deps };
   await answer(turn, action, chosen !== undefined);
   await deps.expertLoop?.afterTurn(talk, message.owner);
 }
@@ -152,12 +152,14 @@ async function diagnose(
  * Text without a photo: "1" / "2" judge the farmer's last answer and "9" refuses that photos are kept; a
  * result code gets that result's summary, the code and 2 its treatment; anything else gets help.
  */
-async function answerText({ message, text, talk, deps }: Turn): Promise<void> {
+async function answerText({ message, text, talk, heldDelivered, deps }: Turn): Promise<void> {
   const reply = farmerReplyOf(text);
   if (reply === "refusePhotos") return refusePhotos(talk, message.owner, deps);
   if (reply)
     return recordFeedback(talk, await deps.records.store.lastFor(message.owner), reply === "helped", deps);
   const request = text ? parseCodeRequest(text) : undefined;
+  // A farmer answering the notice that something waits for them has it now: no help text after it.
+  if (!request && heldDelivered) return;
   if (!request) return talk.say("help", undefined, languageButtons({ text: "help" }));
   const stored = await deps.records.store.getByCode(request.code);
   if (!stored) return talk.say("code_not_found", { code: request.code });

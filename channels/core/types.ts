@@ -69,6 +69,11 @@ export interface Capabilities {
   typing: boolean;
   /** Photos come in on this channel. */
   media: boolean;
+  /**
+   * Free-form messages reach the farmer only this long after their last message (WhatsApp: 24 hours); a
+   * reply outside it waits for their next message (reply-window.ts).
+   */
+  replyWindowMs?: number;
 }
 
 /** Worker side of a provider: fetch what the user sent, send what we answer. */
@@ -81,6 +86,11 @@ export interface Adapter {
   acknowledge?(press: ButtonPress): Promise<void>;
   /** Shows "typing" in the conversation (providers whose capabilities have `typing`). */
   showTyping?(to: string): Promise<void>;
+  /**
+   * Asks the farmer to write, by what the provider lets through outside the reply window (a WhatsApp
+   * template); false when none is configured.
+   */
+  sendWindowNotice?(target: Pick<Reply, "channel" | "to" | "from">): Promise<boolean>;
 }
 
 /** A provider refused us for sending too fast: the queue pauses for `retryAfterMs` instead of failing. */

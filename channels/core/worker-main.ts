@@ -17,6 +17,7 @@ import { createChannelQueue } from "./queue.js";
 import { anyChannelConfigured, createAdapters, destinationOf, farmerKeys, routingOwner } from "./registry.js";
 import { createRenderer } from "./render/index.js";
 import { createTexts } from "./render/texts.js";
+import { createReplyWindows } from "./reply-window.js";
 import { createChannelWorker } from "./worker.js";
 import { readWorkerSettings, type WorkerSettings } from "./worker-settings.js";
 
@@ -65,6 +66,7 @@ const worker = createChannelWorker({
   languages: createLanguageMemory(redis, namespaces.keys),
   renderer,
   adapters,
+  windows: createReplyWindows({ redis, prefix: namespaces.keys, farmerKey: farmerKeys(PROVIDERS) }),
   knowledge,
   destination: (routing) => destinationOf(routing, PROVIDERS, config),
   farmerKey: farmerKeys(PROVIDERS),

@@ -8,6 +8,7 @@ import type { HandlerDeps } from "./deps.js";
 import { handleInbound, type SaveJob, tellAboutFailure } from "./inbound.js";
 import { handleAnswer } from "./officer-answer.js";
 import { type ChannelJob, QUEUE_NAME } from "./queue.js";
+import { windowedSends } from "./reply-window.js";
 import { loggingSends } from "./sent-log.js";
 import type { Turns } from "./turns.js";
 import { PermanentJobError, ProviderRateLimitError } from "./types.js";
@@ -55,10 +56,16 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
     logger,
   } = deps;
 
-  // Every send is written to the farmer's delivery log, which the console's look-up shows.
+  // Every send is written to the farmer's delivery log, which the console's look-up shows; one outside its
+  // channel's reply window is kept for the farmer's next message.
   const handlerDeps: HandlerDeps = {
     ...deps,
-    adapters: loggingSends(deps.adapters, deps.records.sent, deps.farmerKey),
+    adapters: windowedSends(loggingSends(deps.adapters, deps.records.sent, deps.farmerKey), {
+      windows: deps.windows,
+      log: deps.records.sent,
+      farmerKey: deps.farmerKey,
+      logger,
+    }),
   };
 
   /** False when an earlier job of the same farmer is still open: this one then sleeps until woken. */

@@ -10,7 +10,7 @@ import {
   ProviderRateLimitError,
   type Reply,
 } from "../core/types.js";
-import { CHAT_MESSAGE_CHARS } from "../limits.js";
+import { CHAT_MESSAGE_CHARS, WHATSAPP_REPLY_WINDOW_MS } from "../limits.js";
 import { TWILIO } from "./farmer.js";
 import { TwilioHttpClient } from "./http-client.js";
 
@@ -22,6 +22,7 @@ const CAPABILITIES: Record<string, Capabilities> = {
     buttons: false,
     typing: false,
     media: true,
+    replyWindowMs: WHATSAPP_REPLY_WINDOW_MS,
   },
   sms: { text: { kind: "sms", maxSegments: SMS_MAX_SEGMENTS }, buttons: false, typing: false, media: true },
 };
@@ -60,21 +61,32 @@ export function createTwilioAdapter({ config, apiRoot, timeoutMs }: TwilioAdapte
   const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString("base64")}`;
   const apiOrigin = new URL(apiRoot).origin;
 
+  async function create(
+    target: Pick<Reply, "channel" | "to" | "from">,
+    content: { body: string } | { contentSid: string },
+  ) {
+    const from = target.from ?? (target.channel === "whatsapp" ? config.whatsappFrom : config.smsFrom);
+    if (!from) throw new PermanentJobError(`no Twilio sender configured for ${target.channel}`);
+    try {
+      await api.messages.create({
+        from: address(target.channel, from),
+        to: address(target.channel, target.to),
+        ...content,
+      });
+    } catch (error) {
+      throw classify(error);
+    }
+  }
+
   return {
     provider: TWILIO,
     capabilities: twilioCapabilities,
-    async send(reply) {
-      const from = reply.from ?? (reply.channel === "whatsapp" ? config.whatsappFrom : config.smsFrom);
-      if (!from) throw new PermanentJobError(`no Twilio sender configured for ${reply.channel}`);
-      try {
-        await api.messages.create({
-          from: address(reply.channel, from),
-          to: address(reply.channel, reply.to),
-          body: reply.text,
-        });
-      } catch (error) {
-        throw classify(error);
-      }
+    send: (reply) => create(reply, { body: reply.text }),
+    // Outside WhatsApp's window only an approved template goes through (TWILIO_WHATSAPP_NOTICE_SID).
+    async sendWindowNotice(target) {
+      if (target.channel !== "whatsapp" || !config.whatsappNoticeSid) return false;
+      await create(target, { contentSid: config.whatsappNoticeSid });
+      return true;
     },
     async fetchMedia(media) {
       const url = new URL(media.ref);

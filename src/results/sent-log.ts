@@ -9,6 +9,8 @@ export interface SentMessage {
   ok: boolean;
   /** Why the provider refused it, when it did. */
   error?: string;
+  /** Not sent yet: outside the channel's reply window, it waits for the farmer's next message. */
+  held?: boolean;
 }
 
 export interface SentLog {

@@ -55,3 +55,21 @@ describe("API_KEYS", () => {
     ]);
   });
 });
+
+describe("TWILIO_WHATSAPP_NOTICE_SID", () => {
+  const twilio = {
+    TWILIO_ACCOUNT_SID: "AC1",
+    TWILIO_AUTH_TOKEN: "token",
+    PUBLIC_BASE_URL: "https://x.example",
+  };
+  it("takes a Content SID, and refuses a template's name or a message SID with one clear line", () => {
+    const sid = `HX${"0123456789abcdef".repeat(2)}`;
+    const config = loadConfig({ ...twilio, REDIS_URL: "redis://r", TWILIO_WHATSAPP_NOTICE_SID: sid });
+    expect(config.twilio?.whatsappNoticeSid).toBe(sid);
+    for (const wrong of ["crop_answer_waiting", `SM${"0".repeat(32)}`, `HX${"0".repeat(31)}`]) {
+      expect(problemsOf({ ...twilio, REDIS_URL: "redis://r", TWILIO_WHATSAPP_NOTICE_SID: wrong })).toEqual([
+        `TWILIO_WHATSAPP_NOTICE_SID must be a Content SID: HX and 32 hexadecimal digits (got "${wrong}")`,
+      ]);
+    }
+  });
+});

@@ -10,7 +10,7 @@ import { loadConfig } from "../../src/config.js";
 import { createResultSink } from "../../src/results/sink.js";
 import { awaitsOfficer } from "../../src/review/queue.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
-import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG } from "./support/harness.js";
+import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
 
 let h: Harness;
 let core: Awaited<ReturnType<typeof loadCore>>;
@@ -70,7 +70,7 @@ afterAll(async () => {
 });
 
 describe("REST API and channels on one server", () => {
-  it("sends a routed REST result to the farmer over WhatsApp, response unchanged", async () => {
+  it("routes a REST result to a WhatsApp farmer who has not written: a template asks them to, their reply gets it", async () => {
     const { payload, headers } = multipart(
       {
         language: "en",
@@ -85,21 +85,59 @@ describe("REST API and channels on one server", () => {
     expect(body.request_id).toBe(res.headers["x-request-id"]);
     expect(JSON.stringify(body)).not.toContain("254711222333");
 
-    const [send] = await h.standIn.waitForSends("twilio", 1, 30_000);
+    // Outside WhatsApp's 24-hour window (this number never wrote) only the approved template goes out.
+    const [notice] = await h.standIn.waitForSends("twilio", 1, 30_000);
     const stored = await h.store.get(body.request_id);
     expect(stored?.owner).toBe("+254711222333");
-    expect(send!.body).toMatchObject({
+    expect(notice!.body).toEqual(
+      expect.objectContaining({
+        From: `whatsapp:${TEST_CONFIG.twilio.whatsappFrom}`,
+        To: "whatsapp:+254711222333",
+        ContentSid: TEST_CONFIG.twilio.whatsappNoticeSid,
+      }),
+    );
+    expect(notice!.body.Body).toBeUndefined();
+    const [kept] = await h.records.sent.list("+254711222333");
+    expect(kept).toMatchObject({ channel: "whatsapp", ok: false, held: true });
+
+    // The farmer answers the template: the result, rendered at simple level although the partner asked for
+    // expert, and nothing else (no help text for their "OK").
+    const form = {
+      MessageSid: `SM${"5".repeat(32)}`,
+      AccountSid: TEST_CONFIG.twilio.accountSid,
+      From: "whatsapp:+254711222333",
+      To: `whatsapp:${TEST_CONFIG.twilio.whatsappFrom}`,
+      Body: "OK",
+      NumMedia: "0",
+      WaId: "254711222333",
+    };
+    const signature = twilio.getExpectedTwilioSignature(
+      TEST_CONFIG.twilio.authToken,
+      `${PUBLIC_BASE_URL}/channels/twilio`,
+      form,
+    );
+    const reply = await h.app.inject({
+      method: "POST",
+      url: "/channels/twilio",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
+      payload: new URLSearchParams(form).toString(),
+    });
+    expect(reply.statusCode).toBe(200);
+    await untilIdle(h);
+    const sends = h.standIn.sends("twilio");
+    expect(sends).toHaveLength(2);
+    expect(sends[1]!.body).toMatchObject({
       From: `whatsapp:${TEST_CONFIG.twilio.whatsappFrom}`,
       To: "whatsapp:+254711222333",
     });
-    // Rendered at simple level for the farmer, although the partner asked for expert.
-    expect(send!.body.Body).toBe(
+    expect(sends[1]!.body.Body).toBe(
       h.renderer.result(
         viewOf(stored!, "en", core.knowledge, { officerReview: awaitsOfficer }),
         "en",
         h.capabilities("twilio", "whatsapp"),
       ),
     );
+    expect((await h.records.sent.list("+254711222333"))[0]).toMatchObject({ ok: true });
   }, 60_000);
 
   it("does not rate-limit the providers' webhooks per IP", async () => {

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routingOwner } from "../../channels/core/registry.js";
 import { viewOf } from "../../channels/core/render/view.js";
+import { WHATSAPP_REPLY_WINDOW_MS } from "../../channels/limits.js";
 import { PROVIDERS } from "../../channels/providers.js";
 import type { DiagnosisResult } from "../../src/diagnosis/types.js";
 import { createResultSink } from "../../src/results/sink.js";
 import type { ResultSink } from "../../src/results/types.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
-import { type Harness, startHarness, TEST_CONFIG } from "./support/harness.js";
+import { type Harness, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
 
 let h: Harness;
 let core: Awaited<ReturnType<typeof loadCore>>;
@@ -39,6 +40,12 @@ afterAll(async () => {
 
 describe("user_data routing: a REST result also goes to the farmer", () => {
   it("WhatsApp: sent through Twilio at simple level, once, and kept as the farmer's last result", async () => {
+    // The farmer wrote within the last day: WhatsApp's window is open (reply-window.test.ts: when it is not).
+    await h.windows.open(
+      { provider: "twilio", channel: "whatsapp", to: "whatsapp:+254733000444" },
+      WHATSAPP_REPLY_WINDOW_MS,
+      Date.now(),
+    );
     const result = await restResult(4);
     await sink(result, {
       language: "en",
@@ -60,7 +67,7 @@ describe("user_data routing: a REST result also goes to the farmer", () => {
     expect(send!.body.Body).toBe(
       h.renderer.result(viewOf(stored!, "en", core.knowledge), "en", h.capabilities("twilio", "whatsapp")),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await untilIdle(h);
     expect(h.standIn.sends("twilio")).toHaveLength(1);
   }, 60_000);
 

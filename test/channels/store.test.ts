@@ -165,7 +165,13 @@ describe("result sink (REST results)", () => {
   }
 
   it("knows which routing channels the configured providers can send on", () => {
-    const twilio = { accountSid: "AC1", authToken: "x", smsFrom: undefined, whatsappFrom: "+14155238886" };
+    const twilio = {
+      accountSid: "AC1",
+      authToken: "x",
+      smsFrom: undefined,
+      whatsappFrom: "+14155238886",
+      whatsappNoticeSid: undefined,
+    };
     const at = { username: "u", apiKey: "k", senderId: undefined, webhookToken: "t", allowedIps: [] };
     expect([...deliverableChannels({ twilio })]).toEqual(["whatsapp"]);
     expect([...deliverableChannels({ twilio: { ...twilio, smsFrom: "+15005550006" } })]).toEqual([

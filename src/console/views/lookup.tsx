@@ -11,9 +11,11 @@ export function Messages({ messages, ctx }: { messages: SentMessage[]; ctx: Page
   return (
     <ul class="messages">
       {messages.map((m) => (
-        <li class={m.ok ? "sent" : "failed"}>
+        <li class={m.ok ? "sent" : m.held ? "held" : "failed"}>
           <div class="meta">
-            <span class={`pill ${m.ok ? "ok" : "bad"}`}>{m.ok ? t("lookup.sent") : t("lookup.failed")}</span>
+            <span class={`pill ${m.ok ? "ok" : m.held ? "wait" : "bad"}`}>
+              {t(m.ok ? "lookup.sent" : m.held ? "lookup.held" : "lookup.failed")}
+            </span>
             <span>{t(`source.${m.channel}`)}</span>
             <time datetime={m.at}>{formatWhen(m.at, ctx)}</time>
           </div>

@@ -11,6 +11,7 @@ import { type ChannelQueue, createChannelQueue } from "../../../channels/core/qu
 import { createAdapters, destinationOf, farmerKeys, routingOwner } from "../../../channels/core/registry.js";
 import { createRenderer, type Renderer } from "../../../channels/core/render/index.js";
 import { createTexts } from "../../../channels/core/render/texts.js";
+import { createReplyWindows, type ReplyWindows } from "../../../channels/core/reply-window.js";
 import type { Adapter, Capabilities } from "../../../channels/core/types.js";
 import { createChannelWorker, type WorkerDeps } from "../../../channels/core/worker.js";
 import { PROVIDERS } from "../../../channels/providers.js";
@@ -31,6 +32,7 @@ export const TEST_CONFIG = {
     authToken: "twilio-auth-token-for-tests",
     smsFrom: "+15005550006",
     whatsappFrom: "+14155238886",
+    whatsappNoticeSid: `HX${"0123456789abcdef".repeat(2)}`,
   },
   telegram: { botToken: "123456789:AAtest-bot-token_for-tests", webhookSecret: "tg_secret-for-tests" },
   africasTalking: {
@@ -48,6 +50,8 @@ export interface Harness {
   store: ResultStore;
   records: Records;
   languages: LanguageMemory;
+  /** The worker's reply windows (WhatsApp's 24 hours): a test opens one as a farmer's message would. */
+  windows: ReplyWindows;
   queue: ChannelQueue;
   renderer: Renderer;
   standIn: ProviderStandIn;
@@ -132,6 +136,7 @@ export async function startHarness({
   });
   await app.ready();
 
+  const windows = createReplyWindows({ redis, prefix: keyPrefix, farmerKey: farmerKeys(PROVIDERS) });
   const workers: Worker[] = [];
   return {
     app,
@@ -139,6 +144,7 @@ export async function startHarness({
     store,
     records,
     languages,
+    windows,
     queue,
     renderer,
     standIn,
@@ -172,6 +178,7 @@ export async function startHarness({
         languages,
         renderer,
         adapters,
+        windows,
         knowledge,
         destination: (routing) => destinationOf(routing, PROVIDERS, config),
         farmerKey: farmerKeys(PROVIDERS),

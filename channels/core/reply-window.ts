@@ -1,0 +1,139 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { errorChain } from "../../src/logger.js";
+import type { SentLog } from "../../src/results/sent-log.js";
+import { HELD_REPLY_TTL_S } from "../limits.js";
+import type { Target } from "./conversation.js";
+import { readableText } from "./render/index.js";
+import type { Adapter, Reply } from "./types.js";
+
+/**
+ * Where a channel delivers free-form messages only for a while after the farmer's last one (WhatsApp's 24
+ * hours), a reply outside that window would be accepted by the provider and then dropped. It is kept
+ * instead, the farmer is asked to write (where the provider has a way to, a template), and it goes out first
+ * when they next write. An officer's answer a day after the photo, or a partner's result routed to a number
+ * that never wrote, is then late, not lost.
+ */
+export interface ReplyWindows {
+  /** The farmer wrote on this address at `at` (ms since the epoch): free-form replies may go for `windowMs`. */
+  open(target: Target, windowMs: number, at: number): Promise<void>;
+  isOpen(target: Target): Promise<boolean>;
+  /** Keeps a reply for the farmer's next message; true when nothing was waiting before it. */
+  hold(reply: Reply): Promise<boolean>;
+  /** The oldest reply kept for this address, left in place until `drop` (a failed send keeps it). */
+  first(target: Target): Promise<Reply | undefined>;
+  drop(target: Target): Promise<void>;
+}
+
+export interface ReplyWindowsDeps {
+  redis: Redis;
+  prefix: string;
+  /** The farmer key of an address (registry.farmerKeys): a provider may spell one address several ways. */
+  farmerKey(provider: string, address: string): string;
+}
+
+export function createReplyWindows({ redis, prefix, farmerKey }: ReplyWindowsDeps): ReplyWindows {
+  // Per channel: a farmer's WhatsApp window says nothing about their SMS.
+  const address = (t: Target) => `${t.provider}:${t.channel}:${farmerKey(t.provider, t.to)}`;
+  const windowKey = (t: Target) => `${prefix}window:${address(t)}`;
+  const heldKey = (t: Target) => `${prefix}held:${address(t)}`;
+  return {
+    async open(target, windowMs, at) {
+      // The key lives as long as the window: no clock to compare with when a reply is sent.
+      const left = Math.round(at + windowMs - Date.now());
+      if (left > 0) await redis.set(windowKey(target), String(at), "PX", left);
+    },
+    isOpen: async (target) => (await redis.exists(windowKey(target))) === 1,
+    async hold(reply) {
+      const [[, length]] = (await redis
+        .multi()
+        .rpush(heldKey(reply), JSON.stringify(reply))
+        .expire(heldKey(reply), HELD_REPLY_TTL_S)
+        .exec()) as [[Error | null, number]];
+      return length === 1;
+    },
+    async first(target) {
+      const raw = await redis.lindex(heldKey(target), 0);
+      return raw === null ? undefined : (JSON.parse(raw) as Reply);
+    },
+    async drop(target) {
+      await redis.lpop(heldKey(target));
+    },
+  };
+}
+
+export interface WindowedSendsDeps {
+  windows: ReplyWindows;
+  log: SentLog;
+  farmerKey(provider: string, address: string): string;
+  logger: Logger;
+}
+
+/**
+ * The adapters, each send on a channel with a reply window kept for the farmer's next message when the window
+ * is closed: written to their delivery log as waiting, and the farmer asked to write by the provider's
+ * notice (sent once per wait, with the first reply kept).
+ */
+export function windowedSends(
+  adapters: ReadonlyMap<string, Adapter>,
+  { windows, log, farmerKey, logger }: WindowedSendsDeps,
+): Map<string, Adapter> {
+  const wrap = (adapter: Adapter): Adapter => ({
+    ...adapter,
+    async send(reply) {
+      const capabilities = adapter.capabilities(reply.channel);
+      if (!capabilities.replyWindowMs || (await windows.isOpen(reply))) return adapter.send(reply);
+      const first = await windows.hold(reply);
+      const owner = farmerKey(reply.provider, reply.to);
+      await log
+        .add(owner, {
+          at: new Date().toISOString(),
+          channel: reply.channel,
+          text: readableText(reply.text, capabilities),
+          ok: false,
+          held: true,
+        })
+        .catch(() => undefined);
+      if (!first) return;
+      // The reply is kept whatever happens to the notice: a notice that fails is logged, not retried.
+      const noticed = await adapter.sendWindowNotice?.(reply).catch((error: unknown) => {
+        // errorChain: an SDK's error object can carry the request's Authorization header.
+        logger.error(
+          { provider: reply.provider, channel: reply.channel, err: errorChain(error) },
+          "window notice failed",
+        );
+        return true;
+      });
+      if (!noticed)
+        logger.warn(
+          { provider: reply.provider, channel: reply.channel },
+          "reply kept until the farmer writes: outside the reply window, and no notice is configured",
+        );
+    },
+  });
+  return new Map([...adapters].map(([id, adapter]) => [id, wrap(adapter)]));
+}
+
+/**
+ * The farmer wrote: the window opens again and what was kept for them goes out, oldest first. Returns how
+ * many went out. A send that fails keeps its reply and the rest for the job's next try.
+ */
+export async function deliverHeld(
+  target: Target,
+  adapter: Adapter,
+  windows: ReplyWindows,
+  receivedAt: string,
+): Promise<number> {
+  const windowMs = adapter.capabilities(target.channel).replyWindowMs;
+  if (!windowMs) return 0;
+  await windows.open(target, windowMs, Date.parse(receivedAt));
+  // A message read after its own window closed (a job retried for a day) opens nothing: kept replies stay.
+  if (!(await windows.isOpen(target))) return 0;
+  let sent = 0;
+  for (let reply = await windows.first(target); reply; reply = await windows.first(target)) {
+    await adapter.send(reply);
+    await windows.drop(target);
+    sent++;
+  }
+  return sent;
+}

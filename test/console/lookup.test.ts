@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultFixture } from "../channels/support/fixtures.js";
+import { type ConsoleTestApp, consoleTestApp, Visitor } from "./support.js";
+
+const PASSWORD = "correct horse battery staple";
+const FARMER = "+254700333444";
+let t: ConsoleTestApp;
+
+beforeAll(async () => {
+  t = await consoleTestApp("lookup");
+  await t.addStaff("amina", PASSWORD);
+}, 60_000);
+afterAll(() => t?.close());
+
+describe("a farmer's messages on the look-up page", () => {
+  it("tells a message waiting for the farmer to write (WhatsApp's window) from one sent or refused", async () => {
+    await t.records.record(resultFixture(), { language: "en", owner: FARMER, source: "whatsapp" });
+    const at = new Date().toISOString();
+    await t.records.sent.add(FARMER, { at, channel: "whatsapp", text: "Your maize has rust.", ok: true });
+    await t.records.sent.add(FARMER, { at, channel: "sms", text: "Refused one.", ok: false, error: "21610" });
+    await t.records.sent.add(FARMER, {
+      at,
+      channel: "whatsapp",
+      text: "An officer answered.",
+      ok: false,
+      held: true,
+    });
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    const page = await v.get(`/console/lookup?q=${encodeURIComponent(FARMER)}`);
+    expect(page.statusCode).toBe(200);
+    const pills = [...page.body.matchAll(/<span class="pill (\w+)">([^<]*)<\/span>/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    expect(pills).toEqual([
+      ["wait", "Waiting: WhatsApp lets it through once the farmer writes"],
+      ["bad", "Failed"],
+      ["ok", "Sent"],
+    ]);
+  });
+});
