@@ -34,7 +34,7 @@ already waiting for upload or analysis; retry after \`Retry-After\` seconds.`;
 const response = {
   200: withHeaders("The diagnosis", DiagnosisResult),
   400: withHeaders("Bad multipart body or unusable image", BadRequestError),
-  401: withHeaders("Invalid API key", UnauthorizedError),
+  401: withHeaders("Invalid API key, or routing keys in user_data without one", UnauthorizedError),
   422: withHeaders("Invalid form field", ValidationError),
   429: withHeaders("Rate limit exceeded", RateLimitError, retryAfterHeader(42)),
   500: withHeaders("Internal error", InternalError),
@@ -113,11 +113,20 @@ const diagnosisRoute: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     ["/diagnoses", "createDiagnosisAliasNoSlash", "Diagnose a plant photo"],
   ];
   for (const [url, operationId, summary] of routes) {
-    app.post(url, options(url, operationId, summary), async (request) => {
+    app.post(url, options(url, operationId, summary), async (request, reply) => {
       const form = request.body as DiagnosisFormValues;
       const { filename, mimetype, data } = form.image;
       request.log.debug({ filename, mimetype, bytes: data.length }, "image received");
       const routing = parseUserData(form.user_data);
+      // Sending to a phone costs money and reaches a person: only a partner with a key may ask for it, never
+      // an anonymous caller on the per-IP budget.
+      if (routing && !request.apiClient) {
+        reply.header("WWW-Authenticate", 'Bearer realm="crop-diagnosis"');
+        throw new ApiError(
+          401,
+          "Sending a result to a farmer (user_data.channel) needs an API key (X-API-Key). Without one, leave out the routing keys.",
+        );
+      }
       if (routing && deps.deliverable && !deps.deliverable.has(routing.channel)) {
         const open = [...deps.deliverable];
         throw new FieldValidationError([

@@ -70,7 +70,8 @@ export const DiagnosisForm = Type.Object(
           "A JSON object (as text, at most 4 KB) of caller metadata; it is not echoed. Optional routing keys have " +
           'the result also sent to the farmer: `channel` ("sms", "whatsapp" or "telegram"), `phone` (E.164, ' +
           "required for sms and whatsapp) and `chat_id` (required for telegram). Invalid routing keys give 422, " +
-          "as does a channel this service does not send by (`channel_unavailable`).",
+          "as does a channel this service does not send by (`channel_unavailable`); routing keys without an API " +
+          "key give 401.",
         examples: ['{"channel":"sms","phone":"+254712345678","device":"feature_phone"}'],
       }),
     ),

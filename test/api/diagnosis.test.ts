@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ImageError } from "../../src/diagnosis/diagnoser.js";
@@ -12,12 +13,18 @@ const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
 let ip = 0;
 const nextIp = () => `10.1.${Math.floor(++ip / 250)}.${ip % 250}`;
 
+/** A partner's key: only a caller with one may have a result sent to a farmer (user_data routing keys). */
+const PARTNER_KEY = "partner-key-0123456789abcdef";
+const PARTNER = { "x-api-key": PARTNER_KEY };
+const env = { API_KEYS: `partner:${createHash("sha256").update(PARTNER_KEY).digest("hex")}:1000` };
+
 let app: FastifyInstance;
 let diagnoser: StubDiagnoser;
 const sunk: { result: DiagnosisResult; language: Language; routing: Routing | undefined }[] = [];
 
 beforeAll(async () => {
   ({ app, diagnoser } = await testApp({
+    env,
     deps: {
       resultSink: async (result, { language, routing }) => {
         sunk.push({ result, language, routing });
@@ -39,9 +46,16 @@ async function post(
   fields: Record<string, string>,
   file: Parameters<typeof multipartBody>[1] | null = { data: JPEG },
   url = "/diagnosis/",
+  extraHeaders: Record<string, string> = {},
 ) {
   const { payload, headers } = await multipartBody(fields, file ?? undefined);
-  return app.inject({ method: "POST", url, payload, headers, remoteAddress: nextIp() });
+  return app.inject({
+    method: "POST",
+    url,
+    payload,
+    headers: { ...headers, ...extraHeaders },
+    remoteAddress: nextIp(),
+  });
 }
 
 function problems(body: string) {
@@ -157,10 +171,12 @@ describe("POST /diagnosis/ success", () => {
   });
 
   it("hands the result, language and routing to the result sink", async () => {
-    const res = await post({
-      language: "en",
-      user_data: JSON.stringify({ channel: "sms", phone: "+254712345678", device: "x" }),
-    });
+    const res = await post(
+      { language: "en", user_data: JSON.stringify({ channel: "sms", phone: "+254712345678", device: "x" }) },
+      undefined,
+      "/diagnosis/",
+      PARTNER,
+    );
     expect(res.statusCode).toBe(200);
     const last = await sunkFor(res);
     expect(last.result.request_id).toBe(res.json().request_id);
@@ -169,7 +185,12 @@ describe("POST /diagnosis/ success", () => {
   });
 
   it("routes telegram by chat_id (number or string) and passes no routing without a channel", async () => {
-    const telegram = await post({ user_data: JSON.stringify({ channel: "telegram", chat_id: -1001234567 }) });
+    const telegram = await post(
+      { user_data: JSON.stringify({ channel: "telegram", chat_id: -1001234567 }) },
+      undefined,
+      "/diagnosis/",
+      PARTNER,
+    );
     expect((await sunkFor(telegram)).routing).toEqual({ channel: "telegram", chatId: "-1001234567" });
     const none = await post({ user_data: JSON.stringify({ device: "android", phone: "+33612345678" }) });
     expect((await sunkFor(none)).routing).toBeUndefined();
@@ -191,11 +212,29 @@ describe("POST /diagnosis/ success", () => {
       method: "POST",
       url: "/diagnosis/",
       payload,
-      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}`, ...PARTNER },
       remoteAddress: nextIp(),
     });
     expect(res.statusCode).toBe(200);
     expect((await sunkFor(res)).routing).toEqual({ channel: "whatsapp", phone: "+254712345678" });
+  });
+
+  it("refuses routing keys without an API key (401, nothing diagnosed or sent), and takes the rest of user_data", async () => {
+    const calls = diagnoser.calls.length;
+    const userData = JSON.stringify({ channel: "sms", phone: "+254712345678" });
+    const res = await post({ user_data: userData });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers["www-authenticate"]).toBe('Bearer realm="crop-diagnosis"');
+    expect(res.json()).toEqual({
+      detail:
+        "Sending a result to a farmer (user_data.channel) needs an API key (X-API-Key). Without one, leave out the routing keys.",
+      request_id: res.headers["x-request-id"],
+    });
+    expect(diagnoser.calls).toHaveLength(calls);
+    expect(sunk.some((s) => s.result.request_id === res.headers["x-request-id"])).toBe(false);
+    expect(
+      (await post({ user_data: JSON.stringify({ device: "android", phone: "+254712345678" }) })).statusCode,
+    ).toBe(200);
   });
 });
 
@@ -310,6 +349,7 @@ describe("POST /diagnosis/ validation (422)", () => {
 describe("POST /diagnosis/ routed to a channel the service does not send by", () => {
   it("is refused with 422 channel_unavailable, naming the channels it does send by", async () => {
     const { app: telegramOnly, diagnoser: stub } = await testApp({
+      env,
       deps: { resultSink: async () => {}, deliverable: new Set(["telegram"] as const) },
     });
     try {
@@ -322,7 +362,7 @@ describe("POST /diagnosis/ routed to a channel the service does not send by", ()
           method: "POST",
           url: "/diagnosis/",
           payload,
-          headers,
+          headers: { ...headers, ...PARTNER },
           remoteAddress: nextIp(),
         });
       };

@@ -1,5 +1,6 @@
 // The REST app as src/server.ts assembles it: POST /diagnosis/ with routing keys in user_data also reaches
 // the farmer through the channel queue, and the provider webhooks on the same server escape the API's limits.
+import { createHash } from "node:crypto";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routingOwner } from "../../channels/core/registry.js";
@@ -16,7 +17,10 @@ let h: Harness;
 let core: Awaited<ReturnType<typeof loadCore>>;
 let diagnoser: ReturnType<typeof counting>;
 
+/** Only a partner with a key may have a result sent to a farmer. */
+const PARTNER_KEY = "partner-key-0123456789abcdef";
 const config = loadConfig({
+  API_KEYS: `partner:${createHash("sha256").update(PARTNER_KEY).digest("hex")}:100`,
   REDIS_URL: "redis://127.0.0.1:6379",
   PUBLIC_BASE_URL,
   RATE_LIMIT_DIAGNOSIS: "3",
@@ -79,7 +83,12 @@ describe("REST API and channels on one server", () => {
       },
       await leafPhoto(8),
     );
-    const res = await h.app.inject({ method: "POST", url: "/diagnosis/", payload, headers });
+    const res = await h.app.inject({
+      method: "POST",
+      url: "/diagnosis/",
+      payload,
+      headers: { ...headers, "x-api-key": PARTNER_KEY },
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json() as { request_id: string };
     expect(body.request_id).toBe(res.headers["x-request-id"]);
