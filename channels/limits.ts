@@ -67,6 +67,9 @@ export const WHATSAPP_REPLY_WINDOW_MS = 24 * 3600 * 1000;
 /** A reply waiting for its farmer to write again (outside the reply window) is kept this long, as results are. */
 export const HELD_REPLY_TTL_S = RESULT_TTL_SECONDS;
 
+/** Failed jobs are kept this long for `npm run jobs` to retry, then dropped: they hold a farmer's details. */
+export const FAILED_JOB_TTL_S = RESULT_TTL_SECONDS;
+
 /** Completed jobs are kept this long, so a webhook the provider retries within it is still recognised. */
 export const COMPLETED_JOB_TTL_S = 24 * 3600;
 
@@ -139,6 +142,7 @@ export function channelLimitsTable(): string {
       "kept for their next message, then dropped",
     ],
     ["completed jobs", `${COMPLETED_JOB_TTL_S / 3600} h`, "kept, so a webhook delivered again is run once"],
+    ["failed jobs", `${FAILED_JOB_TTL_S / 86_400} days`, "kept for `npm run jobs` to retry, then dropped"],
     [
       "farmers' replies",
       `${FARMER_REPLIES.helped} / ${FARMER_REPLIES.wrong} / ${FARMER_REPLIES.refusePhotos}`,

@@ -2,7 +2,7 @@ import { type JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Language } from "../../src/diagnosis/types.js";
 import type { Routing } from "../../src/results/types.js";
-import { COMPLETED_JOB_TTL_S, JOB_ATTEMPTS } from "../limits.js";
+import { COMPLETED_JOB_TTL_S, FAILED_JOB_TTL_S, JOB_ATTEMPTS } from "../limits.js";
 import type { AnswerProgress } from "./answer-once.js";
 import { createTurns, type Turns } from "./turns.js";
 import type { InboundMessage } from "./types.js";
@@ -40,8 +40,9 @@ export const JOB_OPTIONS: JobsOptions = {
   backoff: { type: "channel" },
   // Completed jobs stay a day so a webhook retried within it still finds its job id taken; bounded in count.
   removeOnComplete: { age: COMPLETED_JOB_TTL_S, count: 50_000 },
-  // Failed jobs are kept for `npm run jobs` to list and retry.
-  removeOnFail: false,
+  // Failed jobs are kept for `npm run jobs` to list and retry, as long as results are: they hold the farmer's
+  // number or chat id, their words and their photo's address, which may not outlive what is kept of them.
+  removeOnFail: { age: FAILED_JOB_TTL_S },
 };
 
 // BullMQ job ids may not contain ":" nor be plain integers (Telegram's update ids are).
