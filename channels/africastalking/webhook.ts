@@ -134,6 +134,13 @@ export const africasTalkingWebhook: FastifyPluginAsyncTypebox<AfricasTalkingWebh
     return reply.code(403).send({ detail: "Forbidden", request_id: request.id });
   });
 
+  // Any other path or method under the secret prefix: the token must stay out of its log lines too.
+  app.all(
+    `${AT_PATH_PREFIX}/:token/*`,
+    { logSerializers: HIDE_TOKEN, schema: { hide: true } },
+    (request, reply) => reply.code(404).send({ detail: "Not found", request_id: request.id }),
+  );
+
   app.post(
     `${AT_PATH_PREFIX}/:token/sms`,
     {

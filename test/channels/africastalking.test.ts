@@ -458,6 +458,26 @@ describe("webhook protection", () => {
     expect(h.logs.join("\n")).not.toContain(TOKEN);
   });
 
+  it("keeps the token out of the log lines of a path or method it does not serve (404)", async () => {
+    const before = h.logs.length;
+    for (const [method, path] of [
+      ["GET", "sms"],
+      ["POST", "voice"],
+      ["POST", "ussd/extra"],
+    ] as const) {
+      const res = await h.app.inject({
+        method,
+        url: `/channels/africastalking/${TOKEN}/${path}`,
+        ...form({}),
+      });
+      expect(res.statusCode, `${method} ${path}`).toBe(404);
+      expect(res.body).not.toContain(TOKEN);
+    }
+    const lines = h.logs.slice(before).join("\n");
+    expect(lines).toContain("/channels/africastalking/[redacted]/");
+    expect(lines).not.toContain(TOKEN);
+  });
+
   it("applies the IP allow-list", async () => {
     const app = Fastify({ logger: false });
     await app.register(africasTalkingWebhook, {

@@ -11,12 +11,12 @@ import { until } from "./support/wait.js";
 const prefix = `test-failed-retention-${process.pid}-${Date.now()}`;
 let redis: Redis;
 let queue: Queue;
-let worker: Worker;
+let worker: Worker<unknown, void>;
 
 beforeAll(async () => {
   redis = new Redis("redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
   queue = new Queue(QUEUE_NAME, { connection: redis, prefix, defaultJobOptions: JOB_OPTIONS });
-  worker = new Worker(
+  worker = new Worker<unknown, void>(
     QUEUE_NAME,
     async () => {
       throw new UnrecoverableError("a number the provider refuses");

@@ -12,6 +12,19 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t?.close());
 
+describe("looking a farmer up", () => {
+  it("keeps their number out of the log lines (it travels in the query string)", async () => {
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    const before = t.logs().length;
+    // Nobody by this number yet: the page says so (404), and the request is logged all the same.
+    expect((await v.get(`/console/lookup?q=${encodeURIComponent("+254700999888")}`)).statusCode).toBe(404);
+    const lines = t.logs().slice(before);
+    expect(lines.some((l) => l.includes('"url":"/console/lookup"'))).toBe(true);
+    expect(lines.join("\n")).not.toMatch(/254700999888/);
+  });
+});
+
 describe("a farmer's messages on the look-up page", () => {
   it("tells a message waiting for the farmer to write (WhatsApp's window) from one sent or refused", async () => {
     await t.records.record(resultFixture(), { language: "en", owner: FARMER, source: "whatsapp" });
