@@ -112,6 +112,12 @@ export const SMS_SEGMENT = {
 export const SMS_MAX_SEGMENTS = 3;
 
 /**
+ * An extension officer's own words on SMS, cut between sentences past this many segments (ANSWER_MAX_CHARS
+ * bounds characters, not segments: 1,400 of them with one accent would be 22): USSD shows the whole answer.
+ */
+export const OFFICER_SMS_MAX_SEGMENTS = 6;
+
+/**
  * What the SMS summary adds around the knowledge base's SMS core (src/diagnosis/knowledge/sms-core.ts), per
  * language: the likelihood in words after the name, "(molto probabile)", the full stops closing the actions,
  * and the tail on its own line, "Trattamento: invia K7M4QX 2". `units` is the most it adds. `encoding` "UCS-2"
@@ -212,6 +218,10 @@ export function expertLoopTable(): string {
     [
       "Free-text answer: diagnosis, advice",
       `${ANSWER_MAX_CHARS.diagnosis}, ${ANSWER_MAX_CHARS.advice} characters`,
+    ],
+    [
+      "Free-text answer on SMS: cut between sentences after (the whole answer on USSD)",
+      `${OFFICER_SMS_MAX_SEGMENTS} segments`,
     ],
     ["A staff session ends after this long without a request", `${SESSION_IDLE_SECONDS / 3600} hours`],
     [

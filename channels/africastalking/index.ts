@@ -11,7 +11,10 @@ export const africasTalkingProvider: ChannelProvider = {
     default: (config) => africasTalkingApiRoot(config.africasTalking?.username ?? ""),
   },
   farmerKey: africasTalkingFarmer,
-  registerWebhook: async (app, { config, enqueue, outbox, gate, store, languages, texts, knowledge }) => {
+  registerWebhook: async (
+    app,
+    { config, enqueue, outbox, gate, store, languages, texts, knowledge, view },
+  ) => {
     const { webhookToken, allowedIps } = config.africasTalking!;
     await app.register(africasTalkingWebhook, {
       webhookToken,
@@ -19,7 +22,7 @@ export const africasTalkingProvider: ChannelProvider = {
       enqueue,
       outbox,
       gate,
-      ussd: { store, languages, texts, knowledge },
+      ussd: { store, languages, texts, knowledge, view },
     });
   },
   createAdapter: (config, apiRoot) =>

@@ -41,7 +41,7 @@ export function conversation(
       // Once an officer has answered, the answer is the result: a code looked up afterwards (and its
       // treatment) gives what the officer said, not the model's reading they corrected.
       const answered = answerViewOf(stored, language, deps.knowledge);
-      if (answered) return send(deps.renderer.answer(answered, language, capabilities));
+      if (answered) return send(deps.renderer.answer(answered, language, capabilities, part));
       const view = viewOf(stored, language, deps.knowledge, deps.view);
       const render = part === "treatment" ? deps.renderer.treatment : deps.renderer.result;
       const buttons = isAnswer(view) ? languageButtons({ result: view.code }) : undefined;

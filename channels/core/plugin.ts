@@ -3,6 +3,7 @@ import fp from "fastify-plugin";
 import type { Redis } from "ioredis";
 import type { Knowledge } from "../../src/diagnosis/kb.js";
 import type { ResultStore } from "../../src/results/store.js";
+import { awaitsOfficer } from "../../src/review/queue.js";
 import { createLanguageMemory } from "./language.js";
 import { createOutbox } from "./outbox.js";
 import type { ChannelConfig, ChannelProvider, WebhookContext } from "./provider.js";
@@ -44,6 +45,7 @@ async function channels(app: FastifyInstance, options: ChannelsPluginOptions): P
     languages: createLanguageMemory(redis, options.keyPrefix),
     texts: options.texts ?? createTexts(),
     knowledge,
+    view: { officerReview: awaitsOfficer },
   };
   for (const provider of configuredProviders(options.providers, config))
     await provider.registerWebhook(app, context);

@@ -7,6 +7,7 @@ import type { LanguageMemory } from "./language.js";
 import type { Outbox } from "./outbox.js";
 import type { RedisGate } from "./redis-gate.js";
 import type { Texts } from "./render/texts.js";
+import type { ViewOptions } from "./render/view.js";
 import type { Adapter, InboundMessage } from "./types.js";
 
 export type ChannelConfig = Pick<Config, "twilio" | "telegram" | "africasTalking" | "publicBaseUrl">;
@@ -28,6 +29,8 @@ export interface WebhookContext {
   languages: LanguageMemory;
   texts: Texts;
   knowledge: Knowledge;
+  /** How results read here (USSD): "an officer will look" on those in the review queue, as the worker says. */
+  view: ViewOptions;
 }
 
 /** How a provider sends a REST result that `user_data` routes to one of the routing channels. */

@@ -31,6 +31,23 @@ export function isGsm7(text: string): boolean {
   return true;
 }
 
+/**
+ * The text in GSM-7 letters: each letter outside it written without its accent (ê, ç, í, ã, ï → e, c, i, a, i;
+ * é, è, à, ñ, ü are GSM-7 and stay). A USSD screen or an SMS gets this only when it carries more so (UCS-2
+ * holds less than half as much): a word without its accent reads better than a sentence cut off.
+ */
+export function gsm7Letters(text: string): string {
+  let out = "";
+  for (const ch of text) {
+    if (isGsm7(ch)) out += ch;
+    else {
+      const bare = ch.normalize("NFD").replace(/\p{Diacritic}/gu, "");
+      out += bare && isGsm7(bare) ? bare : ch;
+    }
+  }
+  return out;
+}
+
 /** Length of one character in the encoding's units: extension characters take an escape septet too. */
 export function unitLength(ch: string, encoding: SmsEncoding): number {
   if (encoding === "GSM-7") return extension.has(ch) ? 2 : 1;

@@ -3,10 +3,11 @@ import { ReplyError } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { africasTalkingWebhook } from "../../channels/africastalking/webhook.js";
 import { createOutbox } from "../../channels/core/outbox.js";
-import { gsm7Letters, ussdFits } from "../../channels/core/render/ussd.js";
+import { ussdFits } from "../../channels/core/render/ussd.js";
 import type { InboundMessage } from "../../channels/core/types.js";
+import { LOW_CONFIDENCE } from "../../src/limits.js";
 import type { StoredResult } from "../../src/results/types.js";
-import { isGsm7 } from "../../src/text/sms-segments.js";
+import { gsm7Letters, isGsm7 } from "../../src/text/sms-segments.js";
 import { counting, loadCore } from "./support/core.js";
 import { resultFixture } from "./support/fixtures.js";
 import { type Harness, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
@@ -280,7 +281,26 @@ describe("USSD menu (answers from stored results only)", () => {
     // went in GSM-7 letters ("tôt" → "tot"), fewer screens to page through than 80 characters each.
     for (const screen of screens) if (!isGsm7(screen)) expect(screen.length - 4).toBeLessThanOrEqual(80);
     expect(shown).toContain("tot");
-    expect(screens.length).toBeLessThanOrEqual(4);
+    expect(screens.length).toBeLessThanOrEqual(5);
+  });
+
+  it("says an officer will look at a result in the review queue, as the chat and SMS answers do", async () => {
+    const caller = "+254700555666";
+    // Named, but less sure than the review queue's bar: an officer will look at it.
+    const doubtful = resultFixture();
+    doubtful.diagnoses[0]!.confidence = LOW_CONFIDENCE / 2;
+    const stored = await h.records.record(doubtful, { language: "sw", owner: caller, source: "sms" });
+    expect(stored.review).toBeDefined();
+    const screens: string[] = [];
+    for (let path = `2*${stored.code}*1`; screens.length < 10; path += "*1") {
+      screens.push(await dial(path, caller));
+      if (screens.at(-1)!.startsWith("END ")) break;
+    }
+    const shown = screens
+      .map((s) => s.slice(4))
+      .join(" ")
+      .replace(/\n/g, " ");
+    expect(gsm7Letters(shown)).toContain(gsm7Letters(h.renderer.texts("sw", "officer")));
   });
 
   it("says so when the caller has no diagnosis yet", async () => {

@@ -1,17 +1,24 @@
 import { describe, expect, it } from "vitest";
+import { answerViewOf } from "../../channels/core/render/answer.js";
 import { renderChat } from "../../channels/core/render/chat.js";
 import { createRenderer } from "../../channels/core/render/index.js";
 import { fitSentences, renderSmsSummary, renderSmsTreatment } from "../../channels/core/render/sms.js";
 import { createTexts } from "../../channels/core/render/texts.js";
-import { gsm7Letters, paginate, ussdFits, ussdScreen } from "../../channels/core/render/ussd.js";
+import { paginate, ussdFits, ussdScreen } from "../../channels/core/render/ussd.js";
 import { bandOf, type ViewKnowledge, viewOf } from "../../channels/core/render/view.js";
 import type { Capabilities } from "../../channels/core/types.js";
 import { CHAT_MESSAGE_CHARS, CONFIDENCE_BANDS, USSD_SCREEN } from "../../channels/limits.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { LANGUAGES } from "../../src/diagnosis/types.js";
-import { SMS_MAX_SEGMENTS } from "../../src/limits.js";
-import type { StoredResult } from "../../src/results/types.js";
-import { countSegments, countUnits, isGsm7 } from "../../src/text/sms-segments.js";
+import { OFFICER_SMS_MAX_SEGMENTS, SMS_MAX_SEGMENTS } from "../../src/limits.js";
+import type { Decision, StoredResult } from "../../src/results/types.js";
+import {
+  countSegments,
+  countUnits,
+  gsm7Letters,
+  isGsm7,
+  plainPunctuation,
+} from "../../src/text/sms-segments.js";
 import { resultFixture } from "./support/fixtures.js";
 
 const t = createTexts();
@@ -96,8 +103,23 @@ describe("SMS rendering", () => {
     const text = renderSmsSummary(viewOf(stored(), "fr", wordy), "fr", t, SMS_MAX_SEGMENTS);
     const [body] = text.split("\n");
     expect(body).toMatch(/[.!?]$/);
-    expect(countSegments(text).encoding).toBe("UCS-2");
     expect(text.startsWith("Mildiou de la tomate (probable). Une moisissure aquatique")).toBe(true);
+  });
+
+  it("writes a summary in GSM-7 letters when that carries more of it, and keeps the accents when all fit", () => {
+    const view = viewOf(stored(), "fr", wordy);
+    if (view.kind !== "diagnosis") throw new Error("expected a diagnosis view");
+    const text = renderSmsSummary(view, "fr", t, SMS_MAX_SEGMENTS);
+    // One ê or ç makes a message UCS-2 (67 a segment): folded, three GSM-7 segments carry more sentences.
+    expect(countSegments(text).encoding).toBe("GSM-7");
+    // More than three UCS-2 segments (3 × 67 units) could hold, and every sentence whole.
+    expect(countUnits(text, "GSM-7")).toBeGreaterThan(3 * 67);
+    expect(text).toContain(gsm7Letters(plainPunctuation(view.description.split(/(?<=[.!?]) /)[0]!)));
+    expect(text).not.toMatch(/[êçôâîû]/);
+    // A text that fits as written keeps its accents.
+    expect(fitSentences(["Une tache brune près de la tige.", "Arrachez-la tôt."], "Code : K7M4QX", 3)).toBe(
+      "Une tache brune près de la tige. Arrachez-la tôt.\nCode : K7M4QX",
+    );
   });
 
   it("is written from the knowledge base in the reader's language, not from the texts stored with the result", () => {
@@ -366,5 +388,45 @@ describe("USSD screens: 160 octets, that is 182 GSM-7 septets or 80 UCS-2 units"
       expect(page.split("\n").at(-1)).not.toMatch(/:$/);
     }
     expect(pages.join(" ").replace(/\n/g, " ")).toBe(`Que faire : ${long} Prévention : - Espacez les plants`);
+  });
+});
+
+describe("an extension officer's answer on SMS", () => {
+  const decided = (decision: Omit<Decision, "officer" | "at">): StoredResult => ({
+    ...stored(),
+    review: { reasons: ["unsure"], queuedAt: "", decision: { ...decision, officer: "amina", at: "" } },
+  });
+
+  it("answers the code and 2 with the answered disease's treatment, not the summary again", () => {
+    const view = answerViewOf(
+      decided({ kind: "corrected", classId: "maize__northern_leaf_blight" }),
+      "en",
+      kb,
+    )!;
+    const summary = renderer.answer(view, "en", SMS);
+    const treatment = renderer.answer(view, "en", SMS, "treatment");
+    expect(summary.endsWith(t("en", "code_more", { code: "K7M4QX" }))).toBe(true);
+    expect(treatment).not.toBe(summary);
+    const knownTreatment = kb.treatment(["maize__northern_leaf_blight"], "en", "simple");
+    expect(treatment).toContain(`${t("en", "what_to_do")}: ${knownTreatment.immediate_actions[0]}`);
+    expect(treatment.endsWith(t("en", "code_line", { code: "K7M4QX" }))).toBe(true);
+    expect(countSegments(treatment).segments).toBeLessThanOrEqual(SMS_MAX_SEGMENTS);
+  });
+
+  it("cuts an officer's own long words between sentences, with the code by which USSD shows them whole", () => {
+    const advice = "Retirez les feuilles malades et brûlez-les loin du champ. ".repeat(20).trim();
+    const view = answerViewOf(decided({ kind: "answered", diagnosis: "Mildiou", advice }), "fr", kb)!;
+    const text = renderer.answer(view, "fr", SMS);
+    expect(countSegments(text).segments).toBeLessThanOrEqual(OFFICER_SMS_MAX_SEGMENTS);
+    expect(text.endsWith(t("fr", "code_line", { code: "K7M4QX" }))).toBe(true);
+    expect(text).toContain("Mildiou");
+    expect(text.split("\n").at(-2)).toMatch(/loin du champ\.$/);
+    // A short answer goes whole.
+    const short = answerViewOf(
+      decided({ kind: "answered", diagnosis: "Mildiou", advice: "Arrachez les plants malades." }),
+      "fr",
+      kb,
+    )!;
+    expect(renderer.answer(short, "fr", SMS)).toContain("Arrachez les plants malades.");
   });
 });

@@ -6,6 +6,7 @@ import { PROVIDERS } from "../../channels/providers.js";
 import type { DiagnosisResult } from "../../src/diagnosis/types.js";
 import { createResultSink } from "../../src/results/sink.js";
 import type { ResultSink } from "../../src/results/types.js";
+import { awaitsOfficer } from "../../src/review/queue.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
 import { type Harness, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
 
@@ -82,8 +83,9 @@ describe("user_data routing: a REST result also goes to the farmer", () => {
     const stored = await h.store.get(result.request_id);
     expect(send!.body).toMatchObject({
       to: "+221771234567",
+      // As the worker renders it: with "an officer will look" where the result is in the review queue.
       message: h.renderer.result(
-        viewOf(stored!, "fr", core.knowledge),
+        viewOf(stored!, "fr", core.knowledge, { officerReview: awaitsOfficer }),
         "fr",
         h.capabilities("africastalking", "sms"),
       ),

@@ -3,9 +3,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { renderSmsText } from "../../channels/core/render/sms.js";
 import { createTexts } from "../../channels/core/render/texts.js";
 import { ROOT_DIR } from "../../src/config.js";
 import { LANGUAGES } from "../../src/diagnosis/types.js";
+import { SMS_MAX_SEGMENTS } from "../../src/limits.js";
+import { gsm7Letters, plainPunctuation } from "../../src/text/sms-segments.js";
 
 type Tree = { [key: string]: string | Tree };
 const read = (language: string) =>
@@ -25,6 +28,18 @@ describe.each(LANGUAGES)("channel texts in %s", (language) => {
     for (const [key, text] of texts) {
       expect(text.trim(), key).not.toBe("");
       expect(placeholders(text), key).toEqual(placeholders(english.get(key)!));
+    }
+  });
+
+  it("reaches an SMS farmer whole: no sentence dropped to fit the segments", () => {
+    const t = createTexts();
+    // The longest values the placeholders take in replies.
+    const vars = { code: "K7M4QX", name: "Kinyarwanda", no: "2", yes: "1", refuse: "9", channel: "WhatsApp" };
+    for (const key of texts.keys()) {
+      const text = t(language, key, vars);
+      expect(gsm7Letters(renderSmsText(text, SMS_MAX_SEGMENTS)), key).toBe(
+        gsm7Letters(plainPunctuation(text)),
+      );
     }
   });
 

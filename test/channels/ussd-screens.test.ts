@@ -4,12 +4,13 @@
 // heading ends a page with its items on the next.
 import { describe, expect, it } from "vitest";
 import { createTexts } from "../../channels/core/render/texts.js";
-import { gsm7Letters, type UssdScreen, ussdFits, ussdScreens } from "../../channels/core/render/ussd.js";
+import { type UssdScreen, ussdFits, ussdScreens } from "../../channels/core/render/ussd.js";
 import { type Band, viewOf } from "../../channels/core/render/view.js";
 import { CONFIDENCE_BANDS } from "../../channels/limits.js";
 import { createKnowledge } from "../../src/diagnosis/kb.js";
 import { CLASS_IDS } from "../../src/diagnosis/knowledge/entries.js";
 import { LANGUAGES, type Language } from "../../src/diagnosis/types.js";
+import { gsm7Letters } from "../../src/text/sms-segments.js";
 import { resultFixture } from "./support/fixtures.js";
 
 const kb = await createKnowledge();

@@ -1,8 +1,8 @@
 import type { Language } from "../../../src/diagnosis/types.js";
+import { OFFICER_SMS_MAX_SEGMENTS } from "../../../src/limits.js";
 import type { StoredResult } from "../../../src/results/types.js";
-import { plainPunctuation } from "../../../src/text/sms-segments.js";
 import { fitBlocks, list, STYLE } from "./chat.js";
-import { fitSentences } from "./sms.js";
+import { fitSentences, treatmentSentences } from "./sms.js";
 import type { Texts } from "./texts.js";
 import { asSentence, known, sentences, type ViewKnowledge } from "./view.js";
 
@@ -66,16 +66,28 @@ export function renderChatAnswer(
 }
 
 /**
- * On SMS a named class is cut to its segments like any result; an officer's own words go as written (the
- * console bounds their length), in as many segments as they take.
+ * On SMS a named class is cut to its segments like any result, its tail offering the treatment ("code 2"),
+ * which `part` "treatment" answers. An officer's own words are cut between sentences at
+ * OFFICER_SMS_MAX_SEGMENTS (the console bounds their length, not their segments), ending with the result code,
+ * by which USSD shows the whole answer.
  */
-export function renderSmsAnswer(view: AnswerView, language: Language, t: Texts, maxSegments: number): string {
-  // Typographic quotes and dashes pasted into the console would make the whole SMS UCS-2 (67 characters a
-  // segment instead of 160): written plain, as every other SMS is.
-  if (view.kind === "text")
-    return plainPunctuation(
-      `${t(language, "officer_text", { code: view.code })}\n${view.diagnosis}\n${view.advice}`,
-    );
+export function renderSmsAnswer(
+  view: AnswerView,
+  language: Language,
+  t: Texts,
+  maxSegments: number,
+  part: "summary" | "treatment" = "summary",
+): string {
+  const codeLine = t(language, "code_line", { code: view.code });
+  if (view.kind === "text") {
+    const parts = [
+      t(language, "officer_text", { code: view.code }),
+      view.diagnosis,
+      ...sentences(view.advice),
+    ];
+    return fitSentences(parts.filter(Boolean), codeLine, OFFICER_SMS_MAX_SEGMENTS);
+  }
+  if (part === "treatment") return fitSentences(treatmentSentences(view, language, t), codeLine, maxSegments);
   const parts = [
     t(language, "officer_class", { code: view.code, name: view.name }),
     ...sentences(view.description),

@@ -21,8 +21,13 @@ export interface Renderer {
     key: string,
     vars?: Record<string, string | number>,
   ): string;
-  /** An extension officer's answer to a photo the farmer sent. */
-  answer(view: AnswerView, language: Language, capabilities: Capabilities): string;
+  /** An extension officer's answer to a photo the farmer sent; on SMS its treatment for "code 2". */
+  answer(
+    view: AnswerView,
+    language: Language,
+    capabilities: Capabilities,
+    part?: "summary" | "treatment",
+  ): string;
   readonly texts: Texts;
 }
 
@@ -42,9 +47,9 @@ export function createRenderer(t: Texts): Renderer {
       if (text.kind === "chat") return renderChat(view, language, t, text.style, text.maxChars);
       return renderSmsTreatment(view, language, t, text.maxSegments);
     },
-    answer(view, language, { text }) {
+    answer(view, language, { text }, part) {
       if (text.kind === "chat") return renderChatAnswer(view, language, t, text.style, text.maxChars);
-      return renderSmsAnswer(view, language, t, text.maxSegments);
+      return renderSmsAnswer(view, language, t, text.maxSegments, part);
     },
     text(language, { text }, key, vars) {
       const said = t(language, key, vars);

@@ -1,21 +1,30 @@
 import type { Language } from "../../../src/diagnosis/types.js";
-import { countSegments, plainPunctuation } from "../../../src/text/sms-segments.js";
+import { countSegments, gsm7Letters, plainPunctuation } from "../../../src/text/sms-segments.js";
 import { headline, officerSentences, type StatusView, statusParts } from "./parts.js";
 import type { Texts } from "./texts.js";
 import { asSentence, isAnswer, type ResultView, sentences } from "./view.js";
 
 /**
  * Keeps the longest run of leading sentences that, with the tail, fits in `maxSegments`: a reply is cut
- * between sentences, never inside one, and the tail (the short code) always survives.
+ * between sentences, never inside one, and the tail (the short code) always survives. One letter outside
+ * GSM-7 (ê, ç, ã) makes the whole message UCS-2, 67 characters a segment instead of 153: when the same
+ * sentences in GSM-7 letters (gsm7Letters) carry more of them, those are sent.
  */
 export function fitSentences(parts: string[], tail: string, maxSegments: number): string {
+  const written = fitted(parts, tail, maxSegments);
+  if (written.kept === parts.length) return written.text;
+  const folded = fitted(parts.map(gsm7Letters), gsm7Letters(tail), maxSegments);
+  return folded.kept > written.kept ? folded.text : written.text;
+}
+
+function fitted(parts: string[], tail: string, maxSegments: number): { text: string; kept: number } {
   const compose = (n: number) => [parts.slice(0, n).join(" "), tail].filter(Boolean).join("\n");
   let kept = 0;
   while (kept < parts.length && countSegments(plainPunctuation(compose(kept + 1))).segments <= maxSegments)
     kept++;
   // Even the first sentence is too long: cut it at a word, so the farmer still gets the name.
-  if (kept === 0 && parts[0]) return plainPunctuation(cutToFit(parts[0], tail, maxSegments));
-  return plainPunctuation(compose(kept));
+  if (kept === 0 && parts[0]) return { text: plainPunctuation(cutToFit(parts[0], tail, maxSegments)), kept };
+  return { text: plainPunctuation(compose(kept)), kept };
 }
 
 function cutToFit(sentence: string, tail: string, maxSegments: number): string {
@@ -61,12 +70,24 @@ export function renderSmsTreatment(
   maxSegments: number,
 ): string {
   if (view.kind !== "diagnosis") return renderSmsStatus(view, language, t, maxSegments);
-  const parts = [
+  return fitSentences(
+    treatmentSentences(view, language, t),
+    t(language, "code_line", { code: view.code }),
+    maxSegments,
+  );
+}
+
+/** A named condition's treatment as sentences: its name, what to do, what prevents it. */
+export function treatmentSentences(
+  view: { name: string; actions: string[]; prevention: string[] },
+  language: Language,
+  t: Texts,
+): string[] {
+  return [
     `${view.name}.`,
     ...headed(t(language, "heading", { title: t(language, "what_to_do") }), view.actions),
     ...headed(t(language, "heading", { title: t(language, "prevention") }), view.prevention),
   ];
-  return fitSentences(parts, t(language, "code_line", { code: view.code }), maxSegments);
 }
 
 // The heading rides with the first item, so a cut never leaves a heading with nothing under it.

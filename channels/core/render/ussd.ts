@@ -1,5 +1,5 @@
 import { LANGUAGES, type Language } from "../../../src/diagnosis/types.js";
-import { countUnits, encodingOf, isGsm7, plainPunctuation } from "../../../src/text/sms-segments.js";
+import { countUnits, encodingOf, gsm7Letters, plainPunctuation } from "../../../src/text/sms-segments.js";
 import { USSD_SCREEN } from "../../limits.js";
 import { NATIVE_NAMES } from "../language-names.js";
 import type { AnswerView } from "./answer.js";
@@ -27,23 +27,6 @@ export interface ScreenLine {
 export function ussdFits(text: string): boolean {
   const encoding = encodingOf(text);
   return countUnits(text, encoding) <= USSD_SCREEN[encoding];
-}
-
-/**
- * The screen in GSM-7: each letter outside it written without its accent (ê, ç, í, ã, ï → e, c, i, a, i;
- * é, è, à, ñ, ü are GSM-7 and stay). A screen gets this only when its text would not fit in UCS-2's 80
- * characters: a word without its accent reads better than a word cut off.
- */
-export function gsm7Letters(text: string): string {
-  let out = "";
-  for (const ch of text) {
-    if (isGsm7(ch)) out += ch;
-    else {
-      const bare = ch.normalize("NFD").replace(/\p{Diacritic}/gu, "");
-      out += bare && isGsm7(bare) ? bare : ch;
-    }
-  }
-  return out;
 }
 
 /** The screen as it will travel: with its accents when it fits so, else in GSM-7 letters; undefined if neither fits. */
