@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { formatTime, formatWhen } from "../../src/console/views/format.js";
 import { MAX_IMAGE_BYTES } from "../../src/diagnosis/image/limits.js";
+import { SIGN_IN_ATTEMPTS } from "../../src/limits.js";
 import { labelledExample, resultFixture } from "../channels/support/fixtures.js";
 import { leafJpeg } from "../diagnosis/fixtures.js";
 import { type ConsoleTestApp, consoleTestApp, PARTNER_KEYS, Visitor } from "./support.js";
@@ -217,11 +218,38 @@ describe("signing in and out", () => {
     expect(wrong.body).toContain("Wrong user name or password.");
     const nobody = await v.signIn("nobody", "not the password at all");
     expect(nobody.body).toContain("Wrong user name or password.");
+    // A password typed into the user name field does not reach the logs; a real account's name does.
+    await v.signIn("my secret passphrase", PASSWORD);
+    const failures = t.logs().filter((l) => l.includes('"sign-in failed"'));
+    expect(failures.join("\n")).not.toContain("my secret passphrase");
+    expect(failures.join("\n")).not.toContain("nobody");
+    expect(failures.some((l) => l.includes('"username":"baraka"'))).toBe(true);
     for (let i = 0; i < 4; i++) await v.signIn("baraka", `guess ${i} of a password`);
     // Five failures: even the right password is refused until the window runs out.
     const locked = await v.signIn("baraka", PASSWORD);
     expect(locked.statusCode).toBe(429);
     expect(locked.body).toMatch(/Too many attempts/);
+  });
+
+  it("does not let guesses from other addresses lock an officer out, up to the user name's own ceiling", async () => {
+    await t.addStaff("bahati", PASSWORD);
+    const attacker = (n: number) => new Visitor(t.app, `198.51.100.${n}`);
+    // Five wrong guesses from each of two addresses: each of those addresses is paused for this name...
+    for (const n of [1, 2]) {
+      const a = attacker(n);
+      for (let i = 0; i < SIGN_IN_ATTEMPTS.perIpUser; i++) await a.signIn("bahati", `guess ${n}.${i}`);
+      expect((await a.signIn("bahati", PASSWORD)).statusCode).toBe(429);
+    }
+    // ...and the officer, from her own address, signs in.
+    expect((await new Visitor(t.app, "203.0.113.9").signIn("bahati", PASSWORD)).statusCode).toBe(303);
+    // Guesses spread over many addresses still stop at the name's ceiling.
+    let sent = 0;
+    for (let n = 10; sent < SIGN_IN_ATTEMPTS.perUser; n++) {
+      const a = attacker(n);
+      for (let i = 0; i < SIGN_IN_ATTEMPTS.perIpUser && sent < SIGN_IN_ATTEMPTS.perUser; i++, sent++)
+        await a.signIn("bahati", `spread guess ${sent}`);
+    }
+    expect((await new Visitor(t.app, "203.0.113.10").signIn("bahati", PASSWORD)).statusCode).toBe(429);
   });
 
   it("counts guesses sent side by side before checking any of them", async () => {

@@ -110,7 +110,11 @@ export async function consoleTestApp(
 export class Visitor {
   private cookies = new Map<string, string>();
   csrf = "";
-  constructor(private readonly app: FastifyInstance) {}
+  /** `remoteAddress`: where this visitor's requests come from (127.0.0.1 unless a test needs another). */
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly remoteAddress = "127.0.0.1",
+  ) {}
 
   private remember(res: LightMyRequestResponse) {
     for (const c of res.cookies) {
@@ -126,7 +130,12 @@ export class Visitor {
   }
 
   async get(url: string) {
-    const res = await this.app.inject({ method: "GET", url, headers: { cookie: this.cookieHeader } });
+    const res = await this.app.inject({
+      method: "GET",
+      url,
+      headers: { cookie: this.cookieHeader },
+      remoteAddress: this.remoteAddress,
+    });
     this.remember(res);
     return res;
   }
@@ -138,6 +147,7 @@ export class Visitor {
       url,
       payload: body,
       headers: { cookie: this.cookieHeader, "content-type": "application/x-www-form-urlencoded" },
+      remoteAddress: this.remoteAddress,
     });
     this.remember(res);
     return res;
@@ -155,6 +165,7 @@ export class Visitor {
       url,
       payload,
       headers: { ...headers, cookie: this.cookieHeader },
+      remoteAddress: this.remoteAddress,
     });
     this.remember(res);
     return res;

@@ -48,7 +48,10 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
         })
       : new RateLimiterMemory(common);
   };
+  // Guesses at one account are counted per address, so nobody can lock an officer out from elsewhere by
+  // typing their user name; the per-name ceiling, well above it, still bounds guessing spread over addresses.
   const perIp = limiter(SIGN_IN_ATTEMPTS.perIp, "ip");
+  const perIpUser = limiter(SIGN_IN_ATTEMPTS.perIpUser, "ip-user");
   const perUser = limiter(SIGN_IN_ATTEMPTS.perUser, "user");
 
   app.get(`${CONSOLE_PREFIX}`, { schema: { hide: true } }, async (_request, reply) =>
@@ -85,16 +88,21 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
     async (request, reply) => {
       const username = request.body.username.trim().toLowerCase();
       const next = safeNext(request.body.next);
-      const charged = await Promise.allSettled([perIp.consume(request.ip), perUser.consume(username)]);
+      const counters = [
+        [perIp, request.ip],
+        [perIpUser, `${request.ip} ${username}`],
+        [perUser, username],
+      ] as const;
+      const charged = await Promise.allSettled(counters.map(([limiter, key]) => limiter.consume(key)));
       // A refund into a window that has ended since would open the next one below zero: a window about to end
       // keeps its charge (it is forgotten with it anyway).
       const refund = () =>
         Promise.all(
-          ([perIp, perUser] as const).map((limiter, i) => {
+          counters.map(([limiter, key], i) => {
             const c = charged[i]!;
             const res = c.status === "fulfilled" ? c.value : c.reason;
             const ending = !(res instanceof RateLimiterRes) || res.msBeforeNext < SIGN_IN_REFUND_MARGIN_MS;
-            return ending ? undefined : limiter.reward(i === 0 ? request.ip : username);
+            return ending ? undefined : limiter.reward(key);
           }),
         );
       const over = charged.flatMap((c) => (c.status === "rejected" ? [c.reason] : []))[0];
@@ -103,7 +111,7 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
       if (over !== undefined && !(over instanceof RateLimiterRes)) throw over;
       const ctx = await app.pageContext(request, reply);
       if (over) {
-        request.log.warn({ username }, "sign-in refused: too many failed attempts");
+        request.log.warn("sign-in refused: too many failed attempts");
         const minutes = Math.max(1, Math.ceil(over.msBeforeNext / 60_000));
         return sendPage(reply, SignInPage({ ctx, next, error: ctx.t("sign_in.too_many", { minutes }) }), 429);
       }
@@ -111,7 +119,8 @@ const authRoutes: FastifyPluginAsyncTypebox<ConsoleDeps & { texts: (l: Language)
       const ok =
         (await checkPassword(account?.passwordHash, request.body.password)) && account && !account.disabled;
       if (!ok || !account) {
-        request.log.info({ username }, "sign-in failed");
+        // What was typed as a user name may be a password typed in the wrong field: named only if it is one.
+        request.log.info(account ? { username } : { unknownUser: true }, "sign-in failed");
         return sendPage(reply, SignInPage({ ctx, next, error: ctx.t("sign_in.failed") }), 401);
       }
       await refund();
