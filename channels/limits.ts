@@ -75,9 +75,11 @@ export const COMPLETED_JOB_TTL_S = 24 * 3600;
 
 /**
  * What a farmer types to answer "did this help?" (yes, or it is wrong) and to refuse that their photos are
- * kept: digits, one key on any keypad and the same in every language; the texts name them from here.
+ * kept: digits, one key on any keypad and the same in every language; the texts name them from here. Not "2"
+ * for wrong: an SMS summary ends "send <code> 2" for the treatment, and a farmer who sends the 2 alone wants
+ * the treatment, not to tell us the answer was wrong.
  */
-export const FARMER_REPLIES = { helped: "1", wrong: "2", refusePhotos: "9" } as const;
+export const FARMER_REPLIES = { helped: "1", wrong: "3", refusePhotos: "9" } as const;
 
 const seconds = (ms: number) => (ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`);
 

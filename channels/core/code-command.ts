@@ -6,6 +6,14 @@ export interface CodeRequest {
   part: "summary" | "treatment";
 }
 
+/** The key after a code that asks for its treatment. */
+const TREATMENT_KEY = "2";
+
+/** A "2" alone: the treatment the farmer's last answer offered ("send K7M4QX 2"), its code left out. */
+export function asksLastTreatment(text: string): boolean {
+  return text.trim().replace(/[.!]$/, "") === TREATMENT_KEY;
+}
+
 /**
  * "K7M4QX" asks for the summary, "K7M4QX 2" for the treatment. A "2" after the code is one key on any
  * keypad and reads the same in every language; codes are six characters, so a seventh is never part of one.
@@ -15,7 +23,7 @@ export function parseCodeRequest(text: string): CodeRequest | undefined {
   const compact = text.toUpperCase().replace(/[\s-]/g, "");
   const code = normalizeShortCode(compact);
   if (code) return { code, part: "summary" };
-  if (compact.length !== CODE_LENGTH + 1 || !compact.endsWith("2")) return undefined;
+  if (compact.length !== CODE_LENGTH + 1 || !compact.endsWith(TREATMENT_KEY)) return undefined;
   const asked = normalizeShortCode(compact.slice(0, CODE_LENGTH));
   return asked ? { code: asked, part: "treatment" } : undefined;
 }

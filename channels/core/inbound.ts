@@ -3,7 +3,7 @@ import type { Language } from "../../src/diagnosis/types.js";
 import { SOURCES, type Source, type StoredResult } from "../../src/results/types.js";
 import { type Action, type Again, decodeAction, languageButtons } from "./actions.js";
 import { type AnswerProgress, answerOnce, type SaveProgress } from "./answer-once.js";
-import { parseCodeRequest } from "./code-command.js";
+import { asksLastTreatment, parseCodeRequest } from "./code-command.js";
 import { type Conversation, conversation } from "./conversation.js";
 import type { HandlerDeps } from "./deps.js";
 import { farmerReplyOf, recordFeedback, refusePhotos } from "./expert-loop.js";
@@ -149,14 +149,19 @@ async function diagnose(
 }
 
 /**
- * Text without a photo: "1" / "2" judge the farmer's last answer and "9" refuses that photos are kept; a
- * result code gets that result's summary, the code and 2 its treatment; anything else gets help.
+ * Text without a photo: "1" / "3" judge the farmer's last answer and "9" refuses that photos are kept; a
+ * result code gets that result's summary, the code and 2 its treatment, a 2 alone the last answer's
+ * treatment; anything else gets help.
  */
 async function answerText({ message, text, talk, heldDelivered, deps }: Turn): Promise<void> {
   const reply = farmerReplyOf(text);
   if (reply === "refusePhotos") return refusePhotos(talk, message.owner, deps);
   if (reply)
     return recordFeedback(talk, await deps.records.store.lastFor(message.owner), reply === "helped", deps);
+  if (asksLastTreatment(text)) {
+    const last = await deps.records.store.lastFor(message.owner);
+    return last ? talk.result(last, "treatment") : talk.say("no_result");
+  }
   const request = text ? parseCodeRequest(text) : undefined;
   // A farmer answering the notice that something waits for them has it now: no help text after it.
   if (!request && heldDelivered) return;

@@ -5,6 +5,7 @@ import { africasTalkingWebhook } from "../../channels/africastalking/webhook.js"
 import { createOutbox } from "../../channels/core/outbox.js";
 import { ussdFits } from "../../channels/core/render/ussd.js";
 import type { InboundMessage } from "../../channels/core/types.js";
+import { FARMER_REPLIES } from "../../channels/limits.js";
 import { LOW_CONFIDENCE } from "../../src/limits.js";
 import type { StoredResult } from "../../src/results/types.js";
 import { gsm7Letters, isGsm7 } from "../../src/text/sms-segments.js";
@@ -327,6 +328,18 @@ describe("SMS commands", () => {
       expect(treatment.startsWith(`${name}. La kufanya: `)).toBe(true);
       expect(treatment.endsWith(`Namba ya matokeo: ${stored.code}`)).toBe(true);
     }
+  });
+
+  it("a 2 alone gets the last answer's treatment, as its tail offered; 3, not 2, says it was wrong", async () => {
+    const name = core.knowledge.name("tomato__late_blight", "sw");
+    // The farmer's own last answer (FARMER's, saved above): its summary ended "tuma <code> 2".
+    const treatment = await sms("2", FARMER);
+    expect(treatment.startsWith(`${name}. La kufanya: `)).toBe(true);
+    expect(treatment.endsWith(`Namba ya matokeo: ${stored.code}`)).toBe(true);
+    expect((await h.store.get(stored.result.request_id))?.feedback).toBeUndefined();
+    // Nothing answered yet: said so, not help.
+    expect(await sms("2", "+254722000999")).toBe(h.renderer.texts("sw", "no_result"));
+    expect(FARMER_REPLIES.wrong).not.toBe("2");
   });
 
   it("words a farmer may text are not codes: they get help", async () => {

@@ -247,7 +247,9 @@ describe("WhatsApp", () => {
     const [answer, ask, notice] = await atLeast(() => whatsappTo(FARMER), 3, "three messages");
     const stored = (await h.records.store.lastFor(FARMER))!;
     expect(String(answer!.body.Body)).toContain(stored.code);
-    expect(ask!.body.Body).toBe(t("sw", "feedback_ask", { yes: "1", no: "2" }));
+    expect(ask!.body.Body).toBe(
+      t("sw", "feedback_ask", { yes: FARMER_REPLIES.helped, no: FARMER_REPLIES.wrong }),
+    );
     expect(notice!.body.Body).toBe(t("sw", "consent_notice", { refuse: "9" }));
 
     await whatsapp(FARMER, FARMER_REPLIES.helped);
@@ -291,6 +293,9 @@ describe("WhatsApp", () => {
     const sends = whatsappTo(farmer).map((s) => ({ text: String(s.body.Body), refused: s.failedWith }));
     expect(sends).toHaveLength(2);
     expect(sends[0]!.text).toContain(stored.code);
-    expect(sends[1]).toEqual({ text: t("sw", "feedback_ask", { yes: "1", no: "2" }), refused: 500 });
+    expect(sends[1]).toEqual({
+      text: t("sw", "feedback_ask", { yes: FARMER_REPLIES.helped, no: FARMER_REPLIES.wrong }),
+      refused: 500,
+    });
   }, 60_000);
 });
