@@ -64,6 +64,12 @@ export const MAX_RETRY_AFTER_MS = 60_000;
  */
 export const WHATSAPP_REPLY_WINDOW_MS = 24 * 3600 * 1000;
 
+/**
+ * A reply window is taken to close this much before its provider's: the provider counts from when the message
+ * reached it, a little before it reached us, and a send takes a moment.
+ */
+export const REPLY_WINDOW_MARGIN_MS = 5 * 60 * 1000;
+
 /** A reply waiting for its farmer to write again (outside the reply window) is kept this long, as results are. */
 export const HELD_REPLY_TTL_S = RESULT_TTL_SECONDS;
 
@@ -136,7 +142,7 @@ export function channelLimitsTable(): string {
     [
       "WhatsApp reply window",
       `${WHATSAPP_REPLY_WINDOW_MS / 3_600_000} h`,
-      "after the farmer's last message; a reply outside it waits for their next one",
+      `after the farmer's last message, less ${seconds(REPLY_WINDOW_MARGIN_MS)} of margin; a reply outside it waits for their next one`,
     ],
     [
       "a reply waiting for its farmer",

@@ -16,6 +16,9 @@ export const REDACT_PATHS = [
   "*.password",
 ];
 
+/** A request's path without its query string: what log lines show of a URL. */
+export const pathOf = (url: string): string => url.split("?", 1)[0] ?? url;
+
 interface LoggedRequest {
   method: string;
   url: string;
@@ -33,7 +36,7 @@ export function requestForLog(request: LoggedRequest) {
   if (typeof request?.url !== "string") return request;
   return {
     method: request.method,
-    url: request.url.split("?", 1)[0],
+    url: pathOf(request.url),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { FastifyRequest } from "fastify";
 import type { Language } from "../../src/diagnosis/types.js";
+import { pathOf } from "../../src/logger.js";
 import { languageFromPhone } from "../core/language.js";
 import type { WebhookContext } from "../core/provider.js";
 import { ChannelsUnavailableError } from "../core/redis-gate.js";
@@ -58,7 +59,7 @@ export function ipAllowList(entries: string[]): ((ip: string) => boolean) | unde
 const HIDE_TOKEN = {
   req: (request: FastifyRequest) => ({
     method: request.method,
-    url: request.url.replace(/^(\/channels\/africastalking\/)[^/?]+/, "$1[redacted]"),
+    url: pathOf(request.url).replace(/^(\/channels\/africastalking\/)[^/]+/, "$1[redacted]"),
     remoteAddress: request.ip,
   }),
 };
@@ -135,11 +136,10 @@ export const africasTalkingWebhook: FastifyPluginAsyncTypebox<AfricasTalkingWebh
   });
 
   // Any other path or method under the secret prefix: the token must stay out of its log lines too.
-  app.all(
-    `${AT_PATH_PREFIX}/:token/*`,
-    { logSerializers: HIDE_TOKEN, schema: { hide: true } },
-    (request, reply) => reply.code(404).send({ detail: "Not found", request_id: request.id }),
-  );
+  for (const path of [`${AT_PATH_PREFIX}/:token`, `${AT_PATH_PREFIX}/:token/*`])
+    app.all(path, { logSerializers: HIDE_TOKEN, schema: { hide: true } }, (request, reply) =>
+      reply.code(404).send({ detail: "Not found", request_id: request.id }),
+    );
 
   app.post(
     `${AT_PATH_PREFIX}/:token/sms`,

@@ -50,7 +50,7 @@ export async function handleInbound(job: InboundJob, save: SaveJob, deps: Handle
     chosen ??
     (await deps.languages.resolve(message.owner, { tag: message.languageHint, phone: message.phone }));
   const target = { provider: message.provider, channel: message.channel, to: message.from, from: message.to };
-  const heldDelivered = await deliverHeld(target, adapter, deps.windows, message.receivedAt);
+  const heldDelivered = await deliverHeld(target, adapter, deps.windows, message.receivedAt, deps.logger);
   const talk = conversation(target, adapter, language, deps);
   const turn: Turn = { message, adapter, talk, text: said.rest, heldDelivered, job, save, deps };
   await answer(turn, action, chosen !== undefined);

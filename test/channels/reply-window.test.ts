@@ -65,7 +65,7 @@ const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 describe("WhatsApp's 24-hour reply window", () => {
   it("sends at once within the window the farmer's last message opened", async () => {
     const { adapter, windows } = setup();
-    await deliverHeld(target, adapter, windows, ago(23 * HOUR));
+    await deliverHeld(target, adapter, windows, ago(23 * HOUR), logger);
     await adapter.send(reply("Your maize has common rust."));
     expect(bodies()).toEqual([expect.objectContaining({ Body: "Your maize has common rust." })]);
   });
@@ -73,7 +73,7 @@ describe("WhatsApp's 24-hour reply window", () => {
   it("keeps replies outside it, asks once by template, and sends them in order when the farmer writes", async () => {
     const { adapter, windows, log } = setup();
     // The farmer last wrote 25 hours ago: the window has closed.
-    await deliverHeld(target, adapter, windows, ago(25 * HOUR));
+    await deliverHeld(target, adapter, windows, ago(25 * HOUR), logger);
     await adapter.send(reply("An officer answered: northern leaf blight."));
     await adapter.send(reply("Result code: K7P2QX"));
     expect(bodies()).toEqual([
@@ -89,7 +89,7 @@ describe("WhatsApp's 24-hour reply window", () => {
       ["An officer answered: northern leaf blight.", false, true],
     ]);
 
-    expect(await deliverHeld(target, adapter, windows, ago(0))).toBe(2);
+    expect(await deliverHeld(target, adapter, windows, ago(0), logger)).toBe(2);
     expect(
       bodies()
         .slice(1)
@@ -105,9 +105,9 @@ describe("WhatsApp's 24-hour reply window", () => {
     const { adapter, windows } = setup();
     await adapter.send(reply("An officer answered: gray leaf spot."));
     standIn.failNext("twilio", 1, 500);
-    await expect(deliverHeld(target, adapter, windows, ago(0))).rejects.toThrow();
+    await expect(deliverHeld(target, adapter, windows, ago(0), logger)).rejects.toThrow();
     expect((await windows.first(target))?.text).toBe("An officer answered: gray leaf spot.");
-    expect(await deliverHeld(target, adapter, windows, ago(0))).toBe(1);
+    expect(await deliverHeld(target, adapter, windows, ago(0), logger)).toBe(1);
     expect(bodies().at(-1)).toMatchObject({ Body: "An officer answered: gray leaf spot." });
   });
 
@@ -125,6 +125,57 @@ describe("WhatsApp's 24-hour reply window", () => {
     );
   });
 
+  it("drops a kept reply the provider refuses for good, and sends the rest: one bad reply blocks nothing", async () => {
+    const { adapter, windows } = setup();
+    await adapter.send(reply("First answer."));
+    await adapter.send(reply("Second answer."));
+    standIn.failNext("twilio", 1, 400);
+    expect(await deliverHeld(target, adapter, windows, ago(0), logger)).toBe(1);
+    expect(bodies().at(-1)).toMatchObject({ Body: "Second answer." });
+    expect(await windows.count(target)).toBe(0);
+    expect(logs.some((l) => l.includes("kept reply refused for good"))).toBe(true);
+  });
+
+  it("asks again with the next kept reply when the template failed, and once per wait otherwise", async () => {
+    const { adapter, windows } = setup();
+    standIn.failNext("twilio", 1, 503);
+    await adapter.send(reply("First answer."));
+    await adapter.send(reply("Second answer."));
+    await adapter.send(reply("Third answer."));
+    const notices = () => bodies().filter((b) => b.ContentSid);
+    // The first notice failed (503), the second reply asked again, the third did not.
+    expect(standIn.sends("twilio").map((r) => r.failedWith ?? "ok")).toEqual([503, "ok"]);
+    expect(notices()).toHaveLength(2);
+    await deliverHeld(target, adapter, windows, ago(0), logger);
+    // The wait is over: the window's next close asks again.
+    await redis.del(`${prefix}window:twilio:whatsapp:${FARMER}`);
+    await adapter.send(reply("Fourth answer."));
+    expect(notices()).toHaveLength(3);
+  });
+
+  it("a message read late never shortens the window a later one opened", async () => {
+    const { adapter, windows } = setup();
+    await deliverHeld(target, adapter, windows, ago(0), logger);
+    await deliverHeld(target, adapter, windows, ago(23 * HOUR), logger);
+    expect(await redis.pttl(`${prefix}window:twilio:whatsapp:${FARMER}`)).toBeGreaterThan(23 * HOUR);
+  });
+
+  it("ends when the window closes while kept replies go out: they are kept for the next message", async () => {
+    const { adapter, windows } = setup();
+    await adapter.send(reply("First answer."));
+    await adapter.send(reply("Second answer."));
+    const closing = {
+      ...adapter,
+      async send(r: Reply) {
+        await redis.del(`${prefix}window:twilio:whatsapp:${FARMER}`);
+        return adapter.send(r);
+      },
+    };
+    expect(await deliverHeld(target, closing, windows, ago(0), logger)).toBe(2);
+    expect(await windows.count(target)).toBe(2);
+    expect(bodies().filter((b) => b.Body)).toEqual([]);
+  });
+
   it("keeps them without a template configured, and says so in a log line", async () => {
     const { adapter, windows } = setup({ notice: false });
     await adapter.send(reply("An officer answered: leaf mold."));
@@ -132,13 +183,13 @@ describe("WhatsApp's 24-hour reply window", () => {
     const warning = logs.map((l) => JSON.parse(l)).find((l) => l.level === 40);
     expect(warning?.msg).toMatch(/no notice is configured/);
     expect(JSON.stringify(logs)).not.toContain("254700111222");
-    expect(await deliverHeld(target, adapter, windows, ago(HOUR))).toBe(1);
+    expect(await deliverHeld(target, adapter, windows, ago(HOUR), logger)).toBe(1);
   });
 
   it("a message read after its own window closed (a job retried for a day) delivers nothing", async () => {
     const { adapter, windows } = setup();
     await adapter.send(reply("An officer answered: septoria leaf spot."));
-    expect(await deliverHeld(target, adapter, windows, ago(WHATSAPP_REPLY_WINDOW_MS + HOUR))).toBe(0);
+    expect(await deliverHeld(target, adapter, windows, ago(WHATSAPP_REPLY_WINDOW_MS + HOUR), logger)).toBe(0);
     expect(bodies()).toHaveLength(1);
     expect((await windows.first(target))?.text).toMatch(/septoria/);
   });

@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderSmsText } from "../../channels/core/render/sms.js";
 import { createTexts } from "../../channels/core/render/texts.js";
+import { FARMER_REPLIES } from "../../channels/limits.js";
 import { ROOT_DIR } from "../../src/config.js";
 import { LANGUAGES } from "../../src/diagnosis/types.js";
 import { SMS_MAX_SEGMENTS } from "../../src/limits.js";
@@ -34,7 +35,14 @@ describe.each(LANGUAGES)("channel texts in %s", (language) => {
   it("reaches an SMS farmer whole: no sentence dropped to fit the segments", () => {
     const t = createTexts();
     // The longest values the placeholders take in replies.
-    const vars = { code: "K7M4QX", name: "Kinyarwanda", no: "2", yes: "1", refuse: "9", channel: "WhatsApp" };
+    const vars = {
+      code: "K7M4QX",
+      name: "Kinyarwanda",
+      yes: FARMER_REPLIES.helped,
+      no: FARMER_REPLIES.wrong,
+      refuse: FARMER_REPLIES.refusePhotos,
+      channel: "WhatsApp",
+    };
     for (const key of texts.keys()) {
       const text = t(language, key, vars);
       expect(gsm7Letters(renderSmsText(text, SMS_MAX_SEGMENTS)), key).toBe(

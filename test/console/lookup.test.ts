@@ -51,5 +51,16 @@ describe("a farmer's messages on the look-up page", () => {
       ["bad", "Failed"],
       ["ok", "Sent"],
     ]);
+    // The farmer wrote: the kept message went out, and the entry that waited says so.
+    await t.records.sent.add(FARMER, { at, channel: "whatsapp", text: "An officer answered.", ok: true });
+    const after = await v.get(`/console/lookup?q=${encodeURIComponent(FARMER)}`);
+    const now = [...after.body.matchAll(/<span class="pill (\w+)">([^<]*)<\/span>/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    expect(now.slice(0, 2)).toEqual([
+      ["ok", "Sent"],
+      ["ok", "Kept, then sent when the farmer wrote"],
+    ]);
   });
 });

@@ -68,8 +68,8 @@ export function renderChatAnswer(
 /**
  * On SMS a named class is cut to its segments like any result, its tail offering the treatment ("code 2"),
  * which `part` "treatment" answers. An officer's own words are cut between sentences at
- * OFFICER_SMS_MAX_SEGMENTS (the console bounds their length, not their segments), ending with the result code,
- * by which USSD shows the whole answer.
+ * OFFICER_SMS_MAX_SEGMENTS (the console bounds their length, not their segments); their first line names the
+ * result code, by which USSD shows the whole answer.
  */
 export function renderSmsAnswer(
   view: AnswerView,
@@ -78,15 +78,16 @@ export function renderSmsAnswer(
   maxSegments: number,
   part: "summary" | "treatment" = "summary",
 ): string {
-  const codeLine = t(language, "code_line", { code: view.code });
   if (view.kind === "text") {
+    // Its first line names the code already: no tail repeats it.
     const parts = [
       t(language, "officer_text", { code: view.code }),
       view.diagnosis,
       ...sentences(view.advice),
     ];
-    return fitSentences(parts.filter(Boolean), codeLine, OFFICER_SMS_MAX_SEGMENTS);
+    return fitSentences(parts.filter(Boolean), "", OFFICER_SMS_MAX_SEGMENTS);
   }
+  const codeLine = t(language, "code_line", { code: view.code });
   if (part === "treatment") return fitSentences(treatmentSentences(view, language, t), codeLine, maxSegments);
   const parts = [
     t(language, "officer_class", { code: view.code, name: view.name }),

@@ -5,24 +5,35 @@ import { formatWhen } from "./format.js";
 import { Layout } from "./layout.js";
 import { OutcomeBadge, Photo } from "./result.js";
 
+/** Sent, refused, kept for the farmer's next message, or kept and sent since (a newer entry sent the same text). */
+function stateOf(m: SentMessage, i: number, messages: SentMessage[]) {
+  if (m.ok) return { item: "sent", pill: "ok", label: "lookup.sent" };
+  if (!m.held) return { item: "failed", pill: "bad", label: "lookup.failed" };
+  const sentSince = messages.slice(0, i).some((newer) => newer.ok && newer.text === m.text);
+  return sentSince
+    ? { item: "sent", pill: "ok", label: "lookup.held_sent" }
+    : { item: "held", pill: "wait", label: "lookup.held" };
+}
+
 export function Messages({ messages, ctx }: { messages: SentMessage[]; ctx: PageContext }) {
   const { t } = ctx;
   if (messages.length === 0) return <p class="muted">{t("lookup.no_messages")}</p>;
   return (
     <ul class="messages">
-      {messages.map((m) => (
-        <li class={m.ok ? "sent" : m.held ? "held" : "failed"}>
-          <div class="meta">
-            <span class={`pill ${m.ok ? "ok" : m.held ? "wait" : "bad"}`}>
-              {t(m.ok ? "lookup.sent" : m.held ? "lookup.held" : "lookup.failed")}
-            </span>
-            <span>{t(`source.${m.channel}`)}</span>
-            <time datetime={m.at}>{formatWhen(m.at, ctx)}</time>
-          </div>
-          <p class="bubble">{m.text}</p>
-          {m.error && <p class="error-text">{m.error}</p>}
-        </li>
-      ))}
+      {messages.map((m, i) => {
+        const state = stateOf(m, i, messages);
+        return (
+          <li class={state.item}>
+            <div class="meta">
+              <span class={`pill ${state.pill}`}>{t(state.label)}</span>
+              <span>{t(`source.${m.channel}`)}</span>
+              <time datetime={m.at}>{formatWhen(m.at, ctx)}</time>
+            </div>
+            <p class="bubble">{m.text}</p>
+            {m.error && <p class="error-text">{m.error}</p>}
+          </li>
+        );
+      })}
     </ul>
   );
 }
