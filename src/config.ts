@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 import path from "node:path";
+import { LANGUAGES, type Language } from "./diagnosis/types.js";
 import { LIMITS, type Limit } from "./limits.js";
 import { createLogger } from "./logger.js";
 import { ROOT_DIR } from "./root-dir.js";
@@ -21,10 +22,11 @@ export interface TwilioConfig {
   smsFrom: string | undefined;
   whatsappFrom: string | undefined;
   /**
-   * An approved WhatsApp template (a Content SID, HX...) telling the farmer something waits for them: sent when
-   * a reply falls outside WhatsApp's 24-hour window, which only templates may cross.
+   * Approved WhatsApp templates (Content SIDs, HX...) telling the farmer something waits for them, by language
+   * ("*": any other): sent when a reply falls outside WhatsApp's 24-hour window, which only templates may cross.
+   * WhatsApp approves a template per language.
    */
-  whatsappNoticeSid: string | undefined;
+  whatsappNoticeSids: WhatsAppNoticeSids;
 }
 
 export interface TelegramConfig {
@@ -118,14 +120,6 @@ class Reader {
     }
   }
 
-  /** A value that must match `pattern`, described by `what` when it does not. */
-  matching(name: string, pattern: RegExp, what: string): string | undefined {
-    const raw = this.str(name);
-    if (raw === undefined || pattern.test(raw)) return raw;
-    this.problems.push(`${name} must be ${what} (got "${raw}")`);
-    return undefined;
-  }
-
   /** A group of variables that only makes sense all together: all set, none set, or a clear complaint. */
   group<T>(names: string[], build: (values: string[]) => T): T | undefined {
     const values = names.map((n) => this.str(n));
@@ -143,6 +137,31 @@ class Reader {
 // RFC 1123 host names: dot-separated labels of letters, digits and inner hyphens, 253 characters in all.
 const HOSTNAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+
+export type WhatsAppNoticeSids = Partial<Record<Language | "*", string>>;
+
+const CONTENT_SID = /^HX[0-9a-f]{32}$/;
+
+/**
+ * TWILIO_WHATSAPP_NOTICE_SID: one Content SID for every farmer, or `language:SID` pairs (`sw:HX…,en:HX…`),
+ * with a bare SID among them for the other languages.
+ */
+function parseNoticeSids(raw: string | undefined, problems: string[]): WhatsAppNoticeSids {
+  const sids: WhatsAppNoticeSids = {};
+  for (const entry of (raw ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
+    const [first, second] = entry.split(":").map((p) => p.trim());
+    const [language, sid] = second === undefined ? ["*", first] : [first, second];
+    if (language !== "*" && !(LANGUAGES as readonly string[]).includes(language!)) {
+      problems.push(`TWILIO_WHATSAPP_NOTICE_SID names language "${language}": one of ${LANGUAGES.join(", ")}`);
+    } else if (!CONTENT_SID.test(sid ?? "")) {
+      problems.push(
+        `TWILIO_WHATSAPP_NOTICE_SID must hold Content SIDs: HX and 32 hexadecimal digits (got "${sid}")`,
+      );
+    } else sids[language as Language | "*"] = sid;
+  }
+  return sids;
+}
 
 /** The address to listen on: an IPv4 or IPv6 address, or a host name such as `localhost`. */
 function parseHost(raw: string | undefined, problems: string[]): string {
@@ -233,11 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
       authToken: authToken!,
       smsFrom: r.str("TWILIO_SMS_FROM"),
       whatsappFrom: r.str("TWILIO_WHATSAPP_FROM"),
-      whatsappNoticeSid: r.matching(
-        "TWILIO_WHATSAPP_NOTICE_SID",
-        /^HX[0-9a-f]{32}$/,
-        "a Content SID: HX and 32 hexadecimal digits",
-      ),
+      whatsappNoticeSids: parseNoticeSids(r.str("TWILIO_WHATSAPP_NOTICE_SID"), r.problems),
     })),
     telegram: r.group(["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"], ([botToken, webhookSecret]) => ({
       botToken: botToken!,

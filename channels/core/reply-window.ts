@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import type { Language } from "../../src/diagnosis/types.js";
 import { errorChain } from "../../src/logger.js";
 import type { SentLog } from "../../src/results/sent-log.js";
 import { HELD_REPLY_TTL_S, REPLY_WINDOW_MARGIN_MS } from "../limits.js";
@@ -84,6 +85,8 @@ export interface WindowedSendsDeps {
   windows: ReplyWindows;
   log: SentLog;
   farmerKey(provider: string, address: string): string;
+  /** The farmer's language: the notice's template is the one approved in it. */
+  languageOf(owner: string): Promise<Language>;
   logger: Logger;
 }
 
@@ -94,7 +97,7 @@ export interface WindowedSendsDeps {
  */
 export function windowedSends(
   adapters: ReadonlyMap<string, Adapter>,
-  { windows, log, farmerKey, logger }: WindowedSendsDeps,
+  { windows, log, farmerKey, languageOf, logger }: WindowedSendsDeps,
 ): Map<string, Adapter> {
   const wrap = (adapter: Adapter): Adapter => ({
     ...adapter,
@@ -115,7 +118,7 @@ export function windowedSends(
       if (!(await windows.claimNotice(reply))) return;
       // The reply is kept whatever happens to the notice; one that fails is asked again with the next reply kept.
       try {
-        if (!(await adapter.sendWindowNotice?.(reply)))
+        if (!(await adapter.sendWindowNotice?.(reply, await languageOf(owner))))
           logger.warn(
             { provider: reply.provider, channel: reply.channel },
             "reply kept until the farmer writes: outside the reply window, and no notice is configured",

@@ -1,3 +1,5 @@
+import type { Language } from "../../src/diagnosis/types.js";
+
 /** A photo as the provider refers to it: its own reference (a media URL, a Telegram file id). */
 export interface InboundMedia {
   ref: string;
@@ -90,7 +92,7 @@ export interface Adapter {
    * Asks the farmer to write, by what the provider lets through outside the reply window (a WhatsApp
    * template); false when none is configured.
    */
-  sendWindowNotice?(target: Pick<Reply, "channel" | "to" | "from">): Promise<boolean>;
+  sendWindowNotice?(target: Pick<Reply, "channel" | "to" | "from">, language: Language): Promise<boolean>;
 }
 
 /** A provider refused us for sending too fast: the queue pauses for `retryAfterMs` instead of failing. */

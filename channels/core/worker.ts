@@ -64,6 +64,8 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
       windows: deps.windows,
       log: deps.records.sent,
       farmerKey: deps.farmerKey,
+      // A farmer key that is a phone number says the country's language when they picked none.
+      languageOf: (owner) => deps.languages.resolve(owner, owner.startsWith("+") ? { phone: owner } : {}),
       logger,
     }),
   };

@@ -83,9 +83,10 @@ export function createTwilioAdapter({ config, apiRoot, timeoutMs }: TwilioAdapte
     capabilities: twilioCapabilities,
     send: (reply) => create(reply, { body: reply.text }),
     // Outside WhatsApp's window only an approved template goes through (TWILIO_WHATSAPP_NOTICE_SID).
-    async sendWindowNotice(target) {
-      if (target.channel !== "whatsapp" || !config.whatsappNoticeSid) return false;
-      await create(target, { contentSid: config.whatsappNoticeSid });
+    async sendWindowNotice(target, language) {
+      const sid = config.whatsappNoticeSids[language] ?? config.whatsappNoticeSids["*"];
+      if (target.channel !== "whatsapp" || !sid) return false;
+      await create(target, { contentSid: sid });
       return true;
     },
     async fetchMedia(media) {

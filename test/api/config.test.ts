@@ -61,15 +61,34 @@ describe("TWILIO_WHATSAPP_NOTICE_SID", () => {
     TWILIO_ACCOUNT_SID: "AC1",
     TWILIO_AUTH_TOKEN: "token",
     PUBLIC_BASE_URL: "https://x.example",
+    REDIS_URL: "redis://r",
   };
-  it("takes a Content SID, and refuses a template's name or a message SID with one clear line", () => {
-    const sid = `HX${"0123456789abcdef".repeat(2)}`;
-    const config = loadConfig({ ...twilio, REDIS_URL: "redis://r", TWILIO_WHATSAPP_NOTICE_SID: sid });
-    expect(config.twilio?.whatsappNoticeSid).toBe(sid);
-    for (const wrong of ["crop_answer_waiting", `SM${"0".repeat(32)}`, `HX${"0".repeat(31)}`]) {
-      expect(problemsOf({ ...twilio, REDIS_URL: "redis://r", TWILIO_WHATSAPP_NOTICE_SID: wrong })).toEqual([
-        `TWILIO_WHATSAPP_NOTICE_SID must be a Content SID: HX and 32 hexadecimal digits (got "${wrong}")`,
-      ]);
-    }
+  const sid = (digit: string) => `HX${digit.repeat(32)}`;
+  it("takes one Content SID, or one per language with a bare one for the others", () => {
+    expect(
+      loadConfig({ ...twilio, TWILIO_WHATSAPP_NOTICE_SID: sid("a") }).twilio?.whatsappNoticeSids,
+    ).toEqual({
+      "*": sid("a"),
+    });
+    const both = `sw:${sid("b")}, en:${sid("c")},${sid("a")}`;
+    expect(loadConfig({ ...twilio, TWILIO_WHATSAPP_NOTICE_SID: both }).twilio?.whatsappNoticeSids).toEqual({
+      "*": sid("a"),
+      sw: sid("b"),
+      en: sid("c"),
+    });
+    expect(loadConfig(twilio).twilio?.whatsappNoticeSids).toEqual({});
+  });
+
+  it("refuses a template's name, a message SID or an unknown language, one clear line each", () => {
+    expect(
+      problemsOf({
+        ...twilio,
+        TWILIO_WHATSAPP_NOTICE_SID: `crop_answer_waiting,xx:${sid("a")},sw:SM${"0".repeat(32)}`,
+      }),
+    ).toEqual([
+      'TWILIO_WHATSAPP_NOTICE_SID must hold Content SIDs: HX and 32 hexadecimal digits (got "crop_answer_waiting")',
+      'TWILIO_WHATSAPP_NOTICE_SID names language "xx": one of en, fr, sw, es, pt, it',
+      `TWILIO_WHATSAPP_NOTICE_SID must hold Content SIDs: HX and 32 hexadecimal digits (got "SM${"0".repeat(32)}")`,
+    ]);
   });
 });

@@ -4,6 +4,7 @@
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createLanguageMemory } from "../../channels/core/language.js";
 import { createReplyWindows, deliverHeld, windowedSends } from "../../channels/core/reply-window.js";
 import type { Reply } from "../../channels/core/types.js";
 import { WHATSAPP_REPLY_WINDOW_MS } from "../../channels/limits.js";
@@ -43,15 +44,21 @@ afterAll(async () => {
 
 function setup({ notice = true } = {}) {
   const raw = createTwilioAdapter({
-    config: { ...TEST_CONFIG.twilio, ...(notice ? {} : { whatsappNoticeSid: undefined }) },
+    config: { ...TEST_CONFIG.twilio, ...(notice ? {} : { whatsappNoticeSids: {} }) },
     apiRoot: standIn.baseUrl,
   });
   const windows = createReplyWindows({ redis, prefix, farmerKey });
   const log = createSentLog(redis, { prefix });
-  const adapter = windowedSends(new Map([[raw.provider, raw]]), { windows, log, farmerKey, logger }).get(
-    raw.provider,
-  )!;
-  return { adapter, windows, log };
+  const languages = createLanguageMemory(redis, prefix);
+  const languageOf = (owner: string) => languages.resolve(owner, { phone: owner });
+  const adapter = windowedSends(new Map([[raw.provider, raw]]), {
+    windows,
+    log,
+    farmerKey,
+    languageOf,
+    logger,
+  }).get(raw.provider)!;
+  return { adapter, windows, log, languages };
 }
 
 const reply = (text: string, channel = "whatsapp"): Reply =>
@@ -80,7 +87,7 @@ describe("WhatsApp's 24-hour reply window", () => {
       expect.objectContaining({
         To: `whatsapp:${FARMER}`,
         From: `whatsapp:${OURS}`,
-        ContentSid: TEST_CONFIG.twilio.whatsappNoticeSid,
+        ContentSid: TEST_CONFIG.twilio.whatsappNoticeSids.sw,
       }),
     ]);
     expect(bodies()[0]!.Body).toBeUndefined();
@@ -123,6 +130,20 @@ describe("WhatsApp's 24-hour reply window", () => {
     expect(JSON.stringify(logs)).not.toContain(
       Buffer.from(TEST_CONFIG.twilio.accountSid).toString("base64").slice(0, 12),
     );
+  });
+
+  it("asks in the farmer's language: its own template where there is one, else the one for every language", async () => {
+    const { adapter, languages } = setup();
+    await adapter.send(reply("An officer answered."));
+    // A Kenyan number: Swahili.
+    expect(bodies().at(-1)).toMatchObject({ ContentSid: TEST_CONFIG.twilio.whatsappNoticeSids.sw });
+    const french = "+221771234567";
+    await languages.set(french, "fr");
+    await adapter.send({ ...reply("Un conseiller a répondu."), to: `whatsapp:${french}` });
+    expect(bodies().at(-1)).toMatchObject({
+      To: `whatsapp:${french}`,
+      ContentSid: TEST_CONFIG.twilio.whatsappNoticeSids["*"],
+    });
   });
 
   it("drops a kept reply the provider refuses for good, and sends the rest: one bad reply blocks nothing", async () => {

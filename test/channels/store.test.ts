@@ -170,7 +170,7 @@ describe("result sink (REST results)", () => {
       authToken: "x",
       smsFrom: undefined,
       whatsappFrom: "+14155238886",
-      whatsappNoticeSid: undefined,
+      whatsappNoticeSids: {},
     };
     const at = { username: "u", apiKey: "k", senderId: undefined, webhookToken: "t", allowedIps: [] };
     expect([...deliverableChannels({ twilio })]).toEqual(["whatsapp"]);

@@ -32,7 +32,8 @@ export const TEST_CONFIG = {
     authToken: "twilio-auth-token-for-tests",
     smsFrom: "+15005550006",
     whatsappFrom: "+14155238886",
-    whatsappNoticeSid: `HX${"0123456789abcdef".repeat(2)}`,
+    // One template for every language, and Swahili's own.
+    whatsappNoticeSids: { "*": `HX${"0123456789abcdef".repeat(2)}`, sw: `HX${"fedcba9876543210".repeat(2)}` },
   },
   telegram: { botToken: "123456789:AAtest-bot-token_for-tests", webhookSecret: "tg_secret-for-tests" },
   africasTalking: {
