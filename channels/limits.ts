@@ -80,12 +80,12 @@ export const FAILED_JOB_TTL_S = RESULT_TTL_SECONDS;
 export const COMPLETED_JOB_TTL_S = 24 * 3600;
 
 /**
- * What a farmer types to answer "did this help?" (yes, or it is wrong) and to refuse that their photos are
- * kept: digits, one key on any keypad and the same in every language; the texts name them from here. Not "2"
+ * What a farmer types to answer "did this help?" (yes, or it is wrong), to refuse that their photos are kept,
+ * and (twice) to have everything kept about them deleted: digits, one key on any keypad and the same in every language; the texts name them from here. Not "2"
  * for wrong: an SMS summary ends "send <code> 2" for the treatment, and a farmer who sends the 2 alone wants
  * the treatment, not to tell us the answer was wrong.
  */
-export const FARMER_REPLIES = { helped: "1", wrong: "3", refusePhotos: "9" } as const;
+export const FARMER_REPLIES = { helped: "1", wrong: "3", refusePhotos: "9", forget: "0" } as const;
 
 const seconds = (ms: number) => (ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`);
 
@@ -153,8 +153,8 @@ export function channelLimitsTable(): string {
     ["failed jobs", `${FAILED_JOB_TTL_S / 86_400} days`, "kept for `npm run jobs` to retry, then dropped"],
     [
       "farmers' replies",
-      `${FARMER_REPLIES.helped} / ${FARMER_REPLIES.wrong} / ${FARMER_REPLIES.refusePhotos}`,
-      "it helped / it is wrong / do not keep my photos (where there are no buttons)",
+      `${FARMER_REPLIES.helped} / ${FARMER_REPLIES.wrong} / ${FARMER_REPLIES.refusePhotos} / ${FARMER_REPLIES.forget}`,
+      "it helped / it is wrong / do not keep my photos (where there are no buttons) / delete everything about me (sent twice)",
     ],
   ];
   return [

@@ -138,7 +138,6 @@ class Reader {
 const HOSTNAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
-
 export type WhatsAppNoticeSids = Partial<Record<Language | "*", string>>;
 
 const CONTENT_SID = /^HX[0-9a-f]{32}$/;
@@ -149,11 +148,16 @@ const CONTENT_SID = /^HX[0-9a-f]{32}$/;
  */
 function parseNoticeSids(raw: string | undefined, problems: string[]): WhatsAppNoticeSids {
   const sids: WhatsAppNoticeSids = {};
-  for (const entry of (raw ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (raw ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const [first, second] = entry.split(":").map((p) => p.trim());
     const [language, sid] = second === undefined ? ["*", first] : [first, second];
     if (language !== "*" && !(LANGUAGES as readonly string[]).includes(language!)) {
-      problems.push(`TWILIO_WHATSAPP_NOTICE_SID names language "${language}": one of ${LANGUAGES.join(", ")}`);
+      problems.push(
+        `TWILIO_WHATSAPP_NOTICE_SID names language "${language}": one of ${LANGUAGES.join(", ")}`,
+      );
     } else if (!CONTENT_SID.test(sid ?? "")) {
       problems.push(
         `TWILIO_WHATSAPP_NOTICE_SID must hold Content SIDs: HX and 32 hexadecimal digits (got "${sid}")`,

@@ -108,6 +108,9 @@ export const SMS_SEGMENT = {
   "UCS-2": { single: 70, multi: 67 },
 } as const;
 
+/** A farmer's "delete everything about me" must be sent again within this long to take effect. */
+export const FORGET_CONFIRM_SECONDS = 10 * 60;
+
 /** An SMS reply is at most this many segments: a farmer pays for each one, and long texts are not read. */
 export const SMS_MAX_SEGMENTS = 3;
 
@@ -232,6 +235,7 @@ export function expertLoopTable(): string {
       `${SIGN_IN_ATTEMPTS.perIp} / ${SIGN_IN_ATTEMPTS.perIpUser} / ${SIGN_IN_ATTEMPTS.perUser} in ${SIGN_IN_WINDOW_SECONDS / 60} minutes`,
     ],
     ["Shortest staff password", `${PASSWORD_MIN_LENGTH} characters`],
+    ['A farmer\'s second "0" deletes everything about them within', `${FORGET_CONFIRM_SECONDS / 60} minutes`],
     [
       "Diagnoses per farmer listed by the look-up; messages in their log",
       `${RESULTS_PER_OWNER}; ${SENT_LOG_ENTRIES}`,

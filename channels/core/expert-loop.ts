@@ -12,7 +12,7 @@ import type { Button } from "./types.js";
  */
 export type FarmerReply = keyof typeof FARMER_REPLIES;
 
-/** "1", "3" or "9" alone (spaces and a trailing full stop forgiven); anything else is not such a reply. */
+/** "1", "3", "9" or "0" alone (spaces and a trailing full stop forgiven); anything else is not such a reply. */
 export function farmerReplyOf(text: string): FarmerReply | undefined {
   const typed = text.trim().replace(/[.!]$/, "");
   return (Object.keys(FARMER_REPLIES) as FarmerReply[]).find((reply) => FARMER_REPLIES[reply] === typed);

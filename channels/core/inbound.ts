@@ -7,6 +7,7 @@ import { asksLastTreatment, parseCodeRequest } from "./code-command.js";
 import { type Conversation, conversation } from "./conversation.js";
 import type { HandlerDeps } from "./deps.js";
 import { farmerReplyOf, recordFeedback, refusePhotos } from "./expert-loop.js";
+import { forgetOnConfirm } from "./forget-command.js";
 import { languageIn, NATIVE_NAMES } from "./language-names.js";
 import { showProgress } from "./progress.js";
 import type { ChannelJob } from "./queue.js";
@@ -149,13 +150,23 @@ async function diagnose(
 }
 
 /**
- * Text without a photo: "1" / "3" judge the farmer's last answer and "9" refuses that photos are kept; a
+ * Text without a photo: "1" / "3" judge the farmer's last answer, "9" refuses that photos are kept, "0" twice
+ * deletes everything kept about the farmer; a
  * result code gets that result's summary, the code and 2 its treatment, a 2 alone the last answer's
  * treatment; anything else gets help.
  */
 async function answerText({ message, text, talk, heldDelivered, deps }: Turn): Promise<void> {
   const reply = farmerReplyOf(text);
   if (reply === "refusePhotos") return refusePhotos(talk, message.owner, deps);
+  if (reply === "forget") {
+    const target = {
+      provider: message.provider,
+      channel: message.channel,
+      to: message.from,
+      from: message.to,
+    };
+    return forgetOnConfirm(talk, message.owner, target, deps);
+  }
   if (reply)
     return recordFeedback(talk, await deps.records.store.lastFor(message.owner), reply === "helped", deps);
   if (asksLastTreatment(text)) {

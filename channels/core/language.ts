@@ -80,6 +80,7 @@ export interface LanguageMemory {
   /** The user's pick if they made one, else Telegram's hint, else the phone's country, else English. */
   resolve(owner: string, hints?: { tag?: string; phone?: string }): Promise<Language>;
   set(owner: string, language: Language): Promise<void>;
+  forget(owner: string): Promise<void>;
 }
 
 const ONE_YEAR_SECONDS = 365 * 24 * 3600;
@@ -94,6 +95,9 @@ export function createLanguageMemory(redis: Redis, prefix = "cd:"): LanguageMemo
     },
     async set(owner, language) {
       await redis.set(key(owner), language, "EX", ONE_YEAR_SECONDS);
+    },
+    async forget(owner) {
+      await redis.del(key(owner));
     },
   };
 }

@@ -30,6 +30,8 @@ export interface ReplyWindows {
   claimNotice(target: Target): Promise<boolean>;
   /** The notice failed, or the wait is over: the next reply kept asks again. */
   resetNotice(target: Target): Promise<void>;
+  /** Drops what is kept for this address (the farmer asked for their data to be deleted). */
+  forget(target: Target): Promise<void>;
 }
 
 export interface ReplyWindowsDeps {
@@ -77,6 +79,9 @@ export function createReplyWindows({ redis, prefix, farmerKey }: ReplyWindowsDep
       (await redis.set(noticeKey(target), "1", "EX", HELD_REPLY_TTL_S, "NX")) === "OK",
     async resetNotice(target) {
       await redis.del(noticeKey(target));
+    },
+    async forget(target) {
+      await redis.del(heldKey(target), noticeKey(target));
     },
   };
 }

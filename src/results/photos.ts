@@ -13,6 +13,7 @@ export interface PhotoStore {
   /** Keeps the photo of a result as long as the result (a re-save renews it). */
   save(requestId: string, photo: StoredPhoto): Promise<void>;
   get(requestId: string): Promise<StoredPhoto | undefined>;
+  delete(requestIds: string[]): Promise<void>;
 }
 
 /**
@@ -55,6 +56,9 @@ function redisPhotos(redis: Redis, prefix: string): PhotoStore {
       const [type, data] = await redis.hmgetBuffer(key(requestId), "type", "data");
       return type && data ? { type: type.toString(), data } : undefined;
     },
+    async delete(requestIds) {
+      if (requestIds.length) await redis.del(...requestIds.map(key));
+    },
   };
 }
 
@@ -68,6 +72,9 @@ function memoryPhotos(): PhotoStore {
     async get(requestId) {
       const found = photos.get(requestId);
       return found && found.expires > Date.now() ? found.photo : undefined;
+    },
+    async delete(requestIds) {
+      for (const id of requestIds) photos.delete(id);
     },
   };
 }

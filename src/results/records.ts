@@ -3,6 +3,7 @@ import { createOutbreakCounts, type OutbreakCounts } from "../outbreaks/counts.j
 import { type ConsentStore, createConsentStore } from "../review/consent.js";
 import { createExampleStore, type ExampleStore } from "../review/examples.js";
 import { createReviewQueue, type ReviewQueue } from "../review/queue.js";
+import { createForgetRequests, type ForgetRequests } from "./forget.js";
 import { createPhotoStore, type PhotoStore } from "./photos.js";
 import { createRecorder, type Recorder } from "./record.js";
 import { createSentLog, type SentLog } from "./sent-log.js";
@@ -18,6 +19,8 @@ export interface Records {
   consent: ConsentStore;
   record: Recorder;
   sent: SentLog;
+  /** A farmer's first ask to delete everything about them, waiting for their second. */
+  forgetRequests: ForgetRequests;
 }
 
 export function createRecords(redis: Redis | undefined, options: { prefix?: string } = {}): Records {
@@ -34,5 +37,6 @@ export function createRecords(redis: Redis | undefined, options: { prefix?: stri
     consent: createConsentStore(redis, options),
     record: createRecorder({ store, photos, reviews, outbreaks }),
     sent: createSentLog(redis, options),
+    forgetRequests: createForgetRequests(redis, options),
   };
 }

@@ -17,6 +17,7 @@ export interface SentLog {
   add(owner: string, message: SentMessage): Promise<void>;
   /** Newest first. */
   list(owner: string): Promise<SentMessage[]>;
+  clear(owner: string): Promise<void>;
 }
 
 export function createSentLog(redis: Redis | undefined, options: { prefix?: string } = {}): SentLog {
@@ -33,6 +34,9 @@ export function createSentLog(redis: Redis | undefined, options: { prefix?: stri
       },
       list: async (owner) =>
         (await redis.lrange(key(owner), 0, -1)).map((raw) => JSON.parse(raw) as SentMessage),
+      async clear(owner) {
+        await redis.del(key(owner));
+      },
     };
   }
   const logs = new Map<string, SentMessage[]>();
@@ -41,5 +45,8 @@ export function createSentLog(redis: Redis | undefined, options: { prefix?: stri
       logs.set(owner, [message, ...(logs.get(owner) ?? [])].slice(0, SENT_LOG_ENTRIES));
     },
     list: async (owner) => logs.get(owner) ?? [],
+    async clear(owner) {
+      logs.delete(owner);
+    },
   };
 }

@@ -32,6 +32,8 @@ export interface ResultStore {
   listFor(owner: string): Promise<StoredResult[]>;
   /** Sets one part of a stored result's state; false when the result is gone. */
   setState<K extends keyof ResultState>(requestId: string, key: K, value: ResultState[K]): Promise<boolean>;
+  /** Deletes the owner's results (those indexed), their codes and the owner's index: the deleted results' ids. */
+  forgetOwner(owner: string): Promise<string[]>;
 }
 
 /**
@@ -148,6 +150,18 @@ function redisStore(
       const found = await Promise.all(ids.map((id) => read(id)));
       return found.filter((s): s is StoredResult => s !== undefined);
     },
+    async forgetOwner(owner) {
+      const ids = await redis.zrevrange(ownerKey(owner), 0, -1);
+      const codes = await Promise.all(ids.map(async (id) => (await read(id))?.code));
+      const tx = redis.multi().del(ownerKey(owner), lastKey(owner));
+      ids.forEach((id, i) => {
+        tx.del(resultKey(id), stateKey(id));
+        const code = codes[i];
+        if (code) tx.del(codeKey(code));
+      });
+      await tx.exec();
+      return ids;
+    },
     async setState(requestId, key, value) {
       const ttl = await redis.ttl(resultKey(requestId));
       if (ttl <= 0) return false;
@@ -235,6 +249,16 @@ function memoryStore({ maxEntries = 10_000, ttlSeconds = RESULT_TTL_SECONDS }: S
       if (!found) return false;
       found.state[key] = value;
       return true;
+    },
+    async forgetOwner(owner) {
+      const ids = byOwner.get(owner) ?? [];
+      for (const id of ids) {
+        const found = results.get(id);
+        if (found) forget(id, found.stored);
+      }
+      byOwner.delete(owner);
+      last.delete(owner);
+      return ids;
     },
   };
 }

@@ -6,7 +6,7 @@ import { createOutbox } from "../../channels/core/outbox.js";
 import { ussdFits } from "../../channels/core/render/ussd.js";
 import type { InboundMessage } from "../../channels/core/types.js";
 import { FARMER_REPLIES } from "../../channels/limits.js";
-import { LOW_CONFIDENCE } from "../../src/limits.js";
+import { FORGET_CONFIRM_SECONDS, LOW_CONFIDENCE } from "../../src/limits.js";
 import type { StoredResult } from "../../src/results/types.js";
 import { gsm7Letters, isGsm7 } from "../../src/text/sms-segments.js";
 import { counting, loadCore } from "./support/core.js";
@@ -342,6 +342,25 @@ describe("SMS commands", () => {
     expect(FARMER_REPLIES.wrong).not.toBe("2");
   });
 
+  it("0 sent twice deletes everything kept about the farmer; once, it only says what would go", async () => {
+    const farmer = "+254722333444";
+    const mine = await h.records.record(resultFixture(), { language: "sw", owner: farmer, source: "sms" });
+    await h.languages.set(farmer, "en");
+    expect(await sms(FARMER_REPLIES.forget, farmer)).toBe(
+      h.renderer.texts("en", "forget_confirm", { minutes: FORGET_CONFIRM_SECONDS / 60 }),
+    );
+    expect(await h.store.getByCode(mine.code)).toBeDefined();
+    expect(await sms(` ${FARMER_REPLIES.forget}.`, farmer)).toBe(h.renderer.texts("en", "forgotten"));
+    expect(await h.store.getByCode(mine.code)).toBeUndefined();
+    expect(await h.store.listFor(farmer)).toEqual([]);
+    // Their language went too: the number's country speaks again (Kenya: Swahili).
+    expect(await h.languages.resolve(farmer, { phone: farmer })).toBe("sw");
+    // A later 0 starts over: asked again, nothing deleted without the second.
+    expect(await sms(FARMER_REPLIES.forget, farmer)).toBe(
+      h.renderer.texts("sw", "forget_confirm", { minutes: FORGET_CONFIRM_SECONDS / 60 }),
+    );
+  });
+
   it("words a farmer may text are not codes: they get help", async () => {
     for (const word of ["ASANTE", "asante sana", "MERCI", "Grazie", "GRAZIE 2", "OBRIGADO"])
       expect(await sms(word, reader)).toMatch(/^Tuma picha safi/);
@@ -431,7 +450,7 @@ describe("a USSD request whose menu fails", () => {
       gate: (work) => work(),
       ussd: {
         store: h.store,
-        languages: { resolve: readOnly, set: readOnly },
+        languages: { resolve: readOnly, set: readOnly, forget: readOnly },
         texts: (_l, key) => key,
         knowledge: core.knowledge,
       },

@@ -64,3 +64,34 @@ describe("a farmer's messages on the look-up page", () => {
     ]);
   });
 });
+
+describe("deleting everything about a farmer from the look-up", () => {
+  it("is an administrator's, asked for by the farmer, and leaves nothing of theirs to look up", async () => {
+    const farmer = "+254700777888";
+    const stored = await t.records.record(resultFixture(), { language: "en", owner: farmer, source: "sms" });
+    await t.addStaff("wanjiru", PASSWORD, "admin");
+    const officer = new Visitor(t.app);
+    await officer.signIn("amina", PASSWORD);
+    const page = await officer.get(`/console/lookup?q=${encodeURIComponent(farmer)}`);
+    expect(page.body).not.toContain("/console/lookup/forget");
+    expect((await officer.post("/console/lookup/forget", { who: farmer, asked: "yes" })).statusCode).toBe(
+      403,
+    );
+
+    const admin = new Visitor(t.app);
+    await admin.signIn("wanjiru", PASSWORD);
+    expect((await admin.get(`/console/lookup?q=${encodeURIComponent(farmer)}`)).body).toContain(
+      'action="/console/lookup/forget"',
+    );
+    // Without "the farmer asked for it" ticked, nothing happens.
+    expect((await admin.post("/console/lookup/forget", { who: farmer })).statusCode).toBe(400);
+    expect(await t.records.store.getByCode(stored.code)).toBeDefined();
+
+    const done = await admin.post("/console/lookup/forget", { who: farmer, asked: "yes" });
+    expect(done.statusCode).toBe(303);
+    expect(await t.records.store.getByCode(stored.code)).toBeUndefined();
+    const after = await admin.get(done.headers.location as string);
+    expect(after.body).toContain(`Deleted for ${farmer}: results 1, kept photos 0.`);
+    expect((await admin.get(`/console/lookup?q=${encodeURIComponent(farmer)}`)).statusCode).toBe(404);
+  });
+});

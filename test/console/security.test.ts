@@ -81,6 +81,7 @@ describe("the console without a session", () => {
         "GET /console/review/:id",
         "POST /console/diagnose",
         "POST /console/examples/:id/delete",
+        "POST /console/lookup/forget",
         "POST /console/review/:id/answer",
         "POST /console/review/:id/claim",
         "POST /console/review/:id/release",

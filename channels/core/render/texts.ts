@@ -3,6 +3,7 @@ import path from "node:path";
 import i18next from "i18next";
 import { ROOT_DIR } from "../../../src/config.js";
 import { LANGUAGES, type Language } from "../../../src/diagnosis/types.js";
+import { FARMER_REPLIES } from "../../limits.js";
 
 /** Channel wording (help, menus, prompts) in the six languages, from locales/<lang>/channels.json. A key
  * missing in a language throws: a farmer never gets another language's words in its place. */
@@ -24,7 +25,16 @@ export function createTexts(localesDir = path.join(ROOT_DIR, "locales")): Texts 
     // A text missing in one language is an error, never another language's words (see below).
     fallbackLng: false,
     initAsync: false,
-    interpolation: { escapeValue: false },
+    // The digits a farmer replies with are the same in every text that names them (channels/limits.ts).
+    interpolation: {
+      escapeValue: false,
+      defaultVariables: {
+        yes: FARMER_REPLIES.helped,
+        no: FARMER_REPLIES.wrong,
+        refuse: FARMER_REPLIES.refusePhotos,
+        forget: FARMER_REPLIES.forget,
+      },
+    },
     returnNull: false,
   });
   return (language, key, vars) => {

@@ -4,6 +4,7 @@ import sharp from "sharp";
 import { decodeImage } from "../../diagnosis/image/decode.js";
 import { DETAIL_LEVELS, type DetailLevel } from "../../diagnosis/types.js";
 import { RESULT_TTL_SECONDS } from "../../limits.js";
+import { forgetFarmer } from "../../results/forget.js";
 import type { StoredPhoto } from "../../results/photos.js";
 import { normalizeShortCode } from "../../results/short-code.js";
 import { CONSOLE_PREFIX, flash, sendPage } from "../context.js";
@@ -95,6 +96,35 @@ const caseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => 
       const ctx = await app.pageContext(request, reply);
       flash(request, "ok", ctx.t("case.example_deleted"));
       return reply.redirect(`${CONSOLE_PREFIX}/cases/${example.code}`, 303);
+    },
+  );
+
+  // A farmer who asks the call centre to delete everything about them: an administrator does it from the look-up.
+  app.post(
+    `${CONSOLE_PREFIX}/lookup/forget`,
+    {
+      schema: {
+        hide: true,
+        body: Type.Object({
+          _csrf: Type.Optional(Type.String()),
+          who: Type.String({ maxLength: 40 }),
+          asked: Type.Literal("yes"),
+        }),
+      },
+      preHandler: app.csrfProtection,
+    },
+    async (request, reply) => {
+      if (request.staff?.role !== "admin") throw new PageError(403, "errors.admin_only");
+      const owner = ownerFromQuery(request.body.who);
+      if (!owner) throw new PageError(404, "errors.not_found");
+      const forgotten = await forgetFarmer(records, owner);
+      request.log.info(
+        { staff: request.staff.username, ...forgotten },
+        "farmer's data deleted at their request",
+      );
+      const ctx = await app.pageContext(request, reply);
+      flash(request, "ok", ctx.t("lookup.forgotten", { ...forgotten, who: owner }));
+      return reply.redirect(`${CONSOLE_PREFIX}/lookup`, 303);
     },
   );
 

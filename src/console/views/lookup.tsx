@@ -2,7 +2,7 @@ import type { SentMessage } from "../../results/sent-log.js";
 import type { StoredResult } from "../../results/types.js";
 import { CONSOLE_PREFIX, type PageContext } from "../context.js";
 import { formatWhen } from "./format.js";
-import { Layout } from "./layout.js";
+import { CsrfField, Layout } from "./layout.js";
 import { OutcomeBadge, Photo } from "./result.js";
 
 /** Sent, refused, kept for the farmer's next message, or kept and sent since (a newer entry sent the same text). */
@@ -129,6 +129,21 @@ export function LookupPage({
             <h3>{t("lookup.messages")}</h3>
             <Messages messages={farmer.messages} ctx={ctx} />
           </section>
+          {ctx.staff?.role === "admin" && (
+            <form method="post" action={`${CONSOLE_PREFIX}/lookup/forget`} class="card forget">
+              <h3>{t("lookup.forget_title")}</h3>
+              <p class="muted">{t("lookup.forget_what")}</p>
+              <CsrfField ctx={ctx} />
+              <input type="hidden" name="who" value={farmer.who} />
+              <label class="check">
+                <input type="checkbox" name="asked" value="yes" required />
+                {t("lookup.forget_asked")}
+              </label>
+              <button type="submit" class="danger">
+                {t("lookup.forget_submit")}
+              </button>
+            </form>
+          )}
         </div>
       )}
     </Layout>
