@@ -21,11 +21,13 @@ export async function answerOnce(
   stored: StoredResult,
   sent: AnswerProgress,
   save: SaveProgress<AnswerProgress>,
-  deps: Pick<HandlerDeps, "expertLoop">,
+  deps: Pick<HandlerDeps, "expertLoop" | "records">,
 ): Promise<void> {
   if (!sent.resultSent) {
     await talk.result(stored);
     await save({ resultSent: true });
+    // A "2" alone then asks for this answer's treatment.
+    if (stored.owner) await deps.records.store.setShown(stored.owner, stored.result.request_id);
   }
   if (deps.expertLoop && !sent.feedbackAsked) {
     await deps.expertLoop.afterAnswer(talk, stored);

@@ -170,7 +170,8 @@ async function answerText({ message, text, talk, heldDelivered, deps }: Turn): P
   if (reply)
     return recordFeedback(talk, await deps.records.store.lastFor(message.owner), reply === "helped", deps);
   if (asksLastTreatment(text)) {
-    const last = await deps.records.store.lastFor(message.owner);
+    const { store } = deps.records;
+    const last = (await store.shownFor(message.owner)) ?? (await store.lastFor(message.owner));
     return last ? talk.result(last, "treatment") : talk.say("no_result");
   }
   const request = text ? parseCodeRequest(text) : undefined;
@@ -179,7 +180,8 @@ async function answerText({ message, text, talk, heldDelivered, deps }: Turn): P
   if (!request) return talk.say("help", undefined, languageButtons({ text: "help" }));
   const stored = await deps.records.store.getByCode(request.code);
   if (!stored) return talk.say("code_not_found", { code: request.code });
-  return talk.result(stored, request.part);
+  await talk.result(stored, request.part);
+  if (request.part === "summary") await deps.records.store.setShown(message.owner, stored.result.request_id);
 }
 
 /**

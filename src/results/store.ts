@@ -28,6 +28,9 @@ export interface ResultStore {
   lastFor(owner: string): Promise<StoredResult | undefined>;
   /** Makes `requestId` the owner's latest answer: an officer just answered it. */
   setLast(owner: string, requestId: string): Promise<void>;
+  /** The result whose summary the owner was sent last (their photo's, or one they looked up by code). */
+  shownFor(owner: string): Promise<StoredResult | undefined>;
+  setShown(owner: string, requestId: string): Promise<void>;
   /** The owner's results, newest first (at most RESULTS_PER_OWNER are indexed). */
   listFor(owner: string): Promise<StoredResult[]>;
   /** Sets one part of a stored result's state; false when the result is gone. */
@@ -92,6 +95,7 @@ function redisStore(
   const codeKey = (code: string) => `${prefix}code:${code}`;
   const lastKey = (owner: string) => `${prefix}last:${owner}`;
   const ownerKey = (owner: string) => `${prefix}owner-results:${owner}`;
+  const shownKey = (owner: string) => `${prefix}shown:${owner}`;
 
   async function read(requestId: string | null): Promise<StoredResult | undefined> {
     if (!requestId) return undefined;
@@ -145,6 +149,10 @@ function redisStore(
     async setLast(owner, requestId) {
       await redis.set(lastKey(owner), requestId, "EX", ttlSeconds);
     },
+    shownFor: async (owner) => read(await redis.get(shownKey(owner))),
+    async setShown(owner, requestId) {
+      await redis.set(shownKey(owner), requestId, "EX", ttlSeconds);
+    },
     async listFor(owner) {
       const ids = await redis.zrevrange(ownerKey(owner), 0, -1);
       const found = await Promise.all(ids.map((id) => read(id)));
@@ -153,7 +161,7 @@ function redisStore(
     async forgetOwner(owner) {
       const ids = await redis.zrevrange(ownerKey(owner), 0, -1);
       const codes = await Promise.all(ids.map(async (id) => (await read(id))?.code));
-      const tx = redis.multi().del(ownerKey(owner), lastKey(owner));
+      const tx = redis.multi().del(ownerKey(owner), lastKey(owner), shownKey(owner));
       ids.forEach((id, i) => {
         tx.del(resultKey(id), stateKey(id));
         const code = codes[i];
@@ -181,6 +189,7 @@ function memoryStore({ maxEntries = 10_000, ttlSeconds = RESULT_TTL_SECONDS }: S
   const results = new Map<string, Entry>();
   const codes = new Map<string, string>();
   const last = new Map<string, string>();
+  const shown = new Map<string, string>();
   const byOwner = new Map<string, string[]>();
 
   function entry(requestId: string | undefined): Entry | undefined {
@@ -239,6 +248,10 @@ function memoryStore({ maxEntries = 10_000, ttlSeconds = RESULT_TTL_SECONDS }: S
     async setLast(owner, requestId) {
       last.set(owner, requestId);
     },
+    shownFor: async (owner) => read(shown.get(owner)),
+    async setShown(owner, requestId) {
+      shown.set(owner, requestId);
+    },
     async listFor(owner) {
       return (byOwner.get(owner) ?? [])
         .map((id) => read(id))
@@ -258,6 +271,7 @@ function memoryStore({ maxEntries = 10_000, ttlSeconds = RESULT_TTL_SECONDS }: S
       }
       byOwner.delete(owner);
       last.delete(owner);
+      shown.delete(owner);
       return ids;
     },
   };

@@ -338,7 +338,13 @@ describe("SMS commands", () => {
     expect(treatment.endsWith(`Namba ya matokeo: ${stored.code}`)).toBe(true);
     expect((await h.store.get(stored.result.request_id))?.feedback).toBeUndefined();
     // Nothing answered yet: said so, not help.
-    expect(await sms("2", "+254722000999")).toBe(h.renderer.texts("sw", "no_result"));
+    const newcomer = "+254722000999";
+    expect(await sms("2", newcomer)).toBe(h.renderer.texts("sw", "no_result"));
+    // A code looked up (a neighbour's): the 2 alone is for that summary, the one just sent.
+    const other = await h.store.save({ result: resultFixture(), language: "en", owner: "+254722000888" });
+    await h.store.setShown(newcomer, other.result.request_id);
+    await sms(stored.code, newcomer);
+    expect((await sms("2", newcomer)).endsWith(`Namba ya matokeo: ${stored.code}`)).toBe(true);
     expect(FARMER_REPLIES.wrong).not.toBe("2");
   });
 

@@ -56,7 +56,9 @@ describe.each([
     const neighbours = await keptFor(records, NEIGHBOUR);
     expect((await records.reviews.list()).map((c) => c.stored.owner)).toContain(FARMER);
 
+    await records.store.setShown(FARMER, theirs[0]!.result.request_id);
     expect(await forgetFarmer(records, FARMER)).toEqual({ results: 2, examples: 1 });
+    expect(await records.store.shownFor(FARMER)).toBeUndefined();
 
     for (const stored of theirs) {
       expect(await records.store.get(stored.result.request_id)).toBeUndefined();
