@@ -44,6 +44,8 @@ export interface AppDeps {
   knowledge?: Knowledge;
   /** Queues an officer's answer to the farmer (present when channels run). */
   enqueueAnswer?: (requestId: string, owner?: string) => Promise<void>;
+  /** Queues the deletion of everything about a farmer, in their chain (present when channels run). */
+  enqueueForget?: (owner: string) => Promise<void>;
 }
 
 export interface AppOptions {
@@ -111,6 +113,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}) {
       ...(deps.redis ? { redis: deps.redis } : {}),
       ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}),
       ...(deps.enqueueAnswer ? { enqueueAnswer: deps.enqueueAnswer } : {}),
+      ...(deps.enqueueForget ? { enqueueForget: deps.enqueueForget } : {}),
     };
     await app.register(staffSessionsPlugin, consoleDeps);
     await app.register(resultsRoute, { records, knowledge });

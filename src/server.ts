@@ -63,7 +63,7 @@ const app = await buildApp(
     records,
     staff,
     knowledge,
-    ...(queue ? { enqueueAnswer: queue.enqueueAnswer } : {}),
+    ...(queue ? { enqueueAnswer: queue.enqueueAnswer, enqueueForget: queue.enqueueForget } : {}),
   },
   { logger, rateLimitKeyPrefix: namespaces.rateLimits, keyPrefix: namespaces.keys },
 );

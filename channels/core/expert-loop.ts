@@ -30,7 +30,7 @@ function judgeable(stored: StoredResult): boolean {
   return (outcome === "diagnosed" || outcome === "healthy") && !image_analysis.quality_issue;
 }
 
-/** Asks "did this help?" under an answer: buttons where the channel has them, else "reply 1 / 2". */
+/** Asks "did this help?" under an answer: buttons where the channel has them, else "reply 1 / 3". */
 export async function askFeedback(
   talk: Conversation,
   stored: StoredResult,

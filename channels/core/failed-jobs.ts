@@ -17,7 +17,7 @@ export interface FailedJobSummary {
 
 function routeOf(data: ChannelJob): string {
   if (data.kind === "inbound") return `${data.message.provider}/${data.message.channel}`;
-  return data.kind === "deliver" ? `deliver/${data.routing.channel}` : "answer";
+  return data.kind === "deliver" ? `deliver/${data.routing.channel}` : data.kind;
 }
 
 export async function listFailed(queue: Queue<ChannelJob>, limit = 100): Promise<FailedJobSummary[]> {

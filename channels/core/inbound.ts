@@ -55,7 +55,9 @@ export async function handleInbound(job: InboundJob, save: SaveJob, deps: Handle
   const talk = conversation(target, adapter, language, deps);
   const turn: Turn = { message, adapter, talk, text: said.rest, heldDelivered, job, save, deps };
   await answer(turn, action, chosen !== undefined);
-  await deps.expertLoop?.afterTurn(talk, message.owner);
+  // A farmer deleting their data is not told about keeping photos (which would record that they were).
+  if (message.media || farmerReplyOf(turn.text) !== "forget")
+    await deps.expertLoop?.afterTurn(talk, message.owner);
 }
 
 async function answer(turn: Turn, action: Action | undefined, languageChosen: boolean): Promise<void> {
@@ -158,15 +160,7 @@ async function diagnose(
 async function answerText({ message, text, talk, heldDelivered, deps }: Turn): Promise<void> {
   const reply = farmerReplyOf(text);
   if (reply === "refusePhotos") return refusePhotos(talk, message.owner, deps);
-  if (reply === "forget") {
-    const target = {
-      provider: message.provider,
-      channel: message.channel,
-      to: message.from,
-      from: message.to,
-    };
-    return forgetOnConfirm(talk, message.owner, target, deps);
-  }
+  if (reply === "forget") return forgetOnConfirm(talk, message.owner, deps);
   if (reply)
     return recordFeedback(talk, await deps.records.store.lastFor(message.owner), reply === "helped", deps);
   if (asksLastTreatment(text)) {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { type JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Language } from "../../src/diagnosis/types.js";
@@ -32,6 +33,8 @@ export type ChannelJob = Chained &
     | (AnswerProgress & { kind: "deliver"; requestId: string; routing: Routing; language: Language })
     /** An officer answered a stored result: send the answer where the farmer is. */
     | { kind: "answer"; requestId: string }
+    /** Delete everything kept about the farmer `owner` (asked through the console), after their other jobs. */
+    | { kind: "forget"; owner: string }
   );
 
 export const JOB_OPTIONS: JobsOptions = {
@@ -71,6 +74,8 @@ export interface ChannelQueue {
   enqueueDelivery(requestId: string, routing: Routing, language: Language): Promise<void>;
   /** An officer's answer for the farmer `owner` (the stored result's owner), after their other messages. */
   enqueueAnswer(requestId: string, owner?: string): Promise<void>;
+  /** Deletes everything kept about the farmer `owner`, after their jobs queued so far (none can undo it). */
+  enqueueForget(owner: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -111,6 +116,8 @@ export function createChannelQueue({ connection, prefix = "bull", routingOwner }
       ),
     enqueueAnswer: (requestId, owner) =>
       enqueue({ kind: "answer", requestId }, { jobId: answerJobId(requestId), conversation: owner }),
+    enqueueForget: (owner) =>
+      enqueue({ kind: "forget", owner }, { jobId: `forget_${randomUUID()}`, conversation: owner }),
     close: () => queue.close(),
   };
 }

@@ -30,8 +30,8 @@ export interface ReplyWindows {
   claimNotice(target: Target): Promise<boolean>;
   /** The notice failed, or the wait is over: the next reply kept asks again. */
   resetNotice(target: Target): Promise<void>;
-  /** Drops what is kept for this address (the farmer asked for their data to be deleted). */
-  forget(target: Target): Promise<void>;
+  /** Drops what is kept for the farmer on every channel (they asked for their data to be deleted). */
+  forgetOwner(owner: string): Promise<void>;
 }
 
 export interface ReplyWindowsDeps {
@@ -80,8 +80,13 @@ export function createReplyWindows({ redis, prefix, farmerKey }: ReplyWindowsDep
     async resetNotice(target) {
       await redis.del(noticeKey(target));
     },
-    async forget(target) {
-      await redis.del(heldKey(target), noticeKey(target));
+    async forgetOwner(owner) {
+      // The farmer's keys on any provider and channel: found by pattern (a rare request, a bounded scan).
+      for (const kind of ["held", "held-notice"]) {
+        const pattern = `${prefix}${kind}:*:*:${owner.replace(/[*?[\]\\]/g, "\\$&")}`;
+        for await (const keys of redis.scanStream({ match: pattern, count: 500 }))
+          if ((keys as string[]).length) await redis.del(...(keys as string[]));
+      }
     },
   };
 }

@@ -5,6 +5,7 @@ import { repeatingErrorLog } from "../../src/redis.js";
 import { JOB_ATTEMPTS, RETRY_DELAYS_MS, TURN_MISSING_WAIT_MS, TURN_RECHECK_MS } from "../limits.js";
 import { handleDelivery } from "./delivery.js";
 import type { HandlerDeps } from "./deps.js";
+import { handleForget } from "./forget-command.js";
 import { handleInbound, type SaveJob, tellAboutFailure } from "./inbound.js";
 import { handleAnswer } from "./officer-answer.js";
 import { type ChannelJob, QUEUE_NAME } from "./queue.js";
@@ -111,6 +112,7 @@ export function createChannelWorker(deps: WorkerDeps): Worker<ChannelJob> {
     const save: SaveJob = (update) => job.updateData({ ...job.data, ...update } as ChannelJob);
     if (data.kind === "deliver") return handleDelivery(data, save, handlerDeps);
     if (data.kind === "answer") return handleAnswer(data.requestId, handlerDeps);
+    if (data.kind === "forget") return handleForget(data.owner, handlerDeps);
     try {
       await handleInbound(data, save, handlerDeps);
     } catch (error) {

@@ -44,6 +44,11 @@ export interface ConsoleDeps {
   knowledge: Knowledge;
   /** Queues an officer's answer to the farmer (present when channels run). */
   enqueueAnswer?: (requestId: string, owner?: string) => Promise<void>;
+  /**
+   * Queues the deletion of everything about a farmer in their chain of channel jobs (present when channels
+   * run): the worker also deletes their language and waiting replies, and no job of theirs runs after it.
+   */
+  enqueueForget?: (owner: string) => Promise<void>;
 }
 
 declare module "fastify" {

@@ -10,16 +10,23 @@ export interface Forgotten {
 
 /**
  * A farmer asked for everything kept about them to be deleted (or an officer did it for them): their results
- * with their photos and codes (the review queue drops cases whose result is gone), the messages sent to them,
- * and the labelled examples made from their photos. What stays: the outbreak counts (per disease, region and
- * week, naming nobody) and a refusal to keep their photos (so it goes on being honoured).
+ * with their photos, codes and review cases, the messages sent to them, the labelled examples made from their
+ * photos, and the record that they were told about keeping photos. The photos and examples go before the
+ * index that finds them, so a deletion that fails part-way is finished by running it again. What stays: the
+ * outbreak counts (per disease, region and week, naming nobody) and a refusal to keep their photos (so it goes
+ * on being honoured).
  */
 export async function forgetFarmer(records: Records, owner: string): Promise<Forgotten> {
-  const ids = await records.store.forgetOwner(owner);
+  const ids = (await records.store.listFor(owner)).map((stored) => stored.result.request_id);
   await records.photos.delete(ids);
+  let examples = await records.examples.deleteOwner(owner);
+  // Examples kept before they were indexed by farmer are found by the result they came from.
+  for (const id of ids) if (await records.examples.delete(id)) examples++;
+  for (const id of ids) await records.reviews.remove(id);
   await records.sent.clear(owner);
-  const examples = await records.examples.deleteOwner(owner);
-  return { results: ids.length, examples };
+  await records.consent.forgetInformed(owner);
+  const results = await records.store.forgetOwner(owner);
+  return { results: results.length, examples };
 }
 
 /**
@@ -28,8 +35,10 @@ export async function forgetFarmer(records: Records, owner: string): Promise<For
  */
 export interface ForgetRequests {
   ask(owner: string): Promise<void>;
-  /** True when the owner asked within the time: the ask is used up. */
-  confirm(owner: string): Promise<boolean>;
+  /** Whether the owner asked within the time. */
+  asked(owner: string): Promise<boolean>;
+  /** The deletion asked for is done: the next "0" asks again. */
+  done(owner: string): Promise<void>;
 }
 
 export function createForgetRequests(
@@ -42,7 +51,10 @@ export function createForgetRequests(
       async ask(owner) {
         await redis.set(key(owner), "1", "EX", FORGET_CONFIRM_SECONDS);
       },
-      confirm: async (owner) => (await redis.getdel(key(owner))) !== null,
+      asked: async (owner) => (await redis.exists(key(owner))) === 1,
+      async done(owner) {
+        await redis.del(key(owner));
+      },
     };
   }
   const asked = new Map<string, number>();
@@ -50,10 +62,9 @@ export function createForgetRequests(
     async ask(owner) {
       asked.set(owner, Date.now() + FORGET_CONFIRM_SECONDS * 1000);
     },
-    async confirm(owner) {
-      const until = asked.get(owner);
+    asked: async (owner) => (asked.get(owner) ?? 0) > Date.now(),
+    async done(owner) {
       asked.delete(owner);
-      return until !== undefined && until > Date.now();
     },
   };
 }

@@ -14,6 +14,8 @@ export interface ConsentStore {
   /** Records that the farmer was told; true the first time only (when the notice must be sent). */
   inform(owner: string): Promise<boolean>;
   set(owner: string, status: ConsentRecord["status"]): Promise<void>;
+  /** Forgets that the farmer was told (their data is deleted); a refusal stays, and goes on being honoured. */
+  forgetInformed(owner: string): Promise<void>;
 }
 
 export function createConsentStore(
@@ -36,6 +38,9 @@ export function createConsentStore(
       async set(owner, status) {
         await redis.set(key(owner), JSON.stringify({ status, at: now() } satisfies ConsentRecord));
       },
+      async forgetInformed(owner) {
+        await redis.eval(DELETE_INFORMED, 1, key(owner));
+      },
     };
   }
   const records = new Map<string, ConsentRecord>();
@@ -49,5 +54,14 @@ export function createConsentStore(
     async set(owner, status) {
       records.set(owner, { status, at: now() });
     },
+    async forgetInformed(owner) {
+      if (records.get(owner)?.status === "informed") records.delete(owner);
+    },
   };
 }
+
+// One step: a refusal recorded in between is never deleted.
+const DELETE_INFORMED = `
+local raw = redis.call("GET", KEYS[1])
+if raw and cjson.decode(raw).status == "informed" then redis.call("DEL", KEYS[1]) end
+return 0`;

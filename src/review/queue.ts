@@ -31,6 +31,8 @@ export interface ReviewQueue {
   holder(requestId: string): Promise<string | undefined>;
   /** Whether the case waits in the queue (not answered, not expired). */
   isOpen(requestId: string): Promise<boolean>;
+  /** Takes the case out of the queue, with its claims (its result was deleted). */
+  remove(requestId: string): Promise<void>;
   /**
    * Closes the case with the officer's answer, if they hold it, or held it last and their claim lapsed while
    * nobody took it (a long answer outlasts a claim); not once they gave it back, nor once it is answered. In the
@@ -149,6 +151,7 @@ export function createReviewQueue(
     release: (requestId, officer) => index.drop(requestId, officer),
     holder: (requestId) => index.holder(requestId),
     isOpen: (requestId) => index.isOpen(requestId),
+    remove: (requestId) => index.remove(requestId),
     async decide(requestId, decision) {
       const stored = await store.get(requestId);
       if (!stored) return "gone";

@@ -95,3 +95,36 @@ describe("deleting everything about a farmer from the look-up", () => {
     expect((await admin.get(`/console/lookup?q=${encodeURIComponent(farmer)}`)).statusCode).toBe(404);
   });
 });
+
+describe("deleting a farmer when channels run", () => {
+  it("queues the deletion in the farmer's chain (the worker also drops their language and waiting replies)", async () => {
+    const queued: string[] = [];
+    const withChannels = await consoleTestApp("lookup-queued", {
+      enqueueForget: async (owner) => {
+        queued.push(owner);
+      },
+    });
+    try {
+      const farmer = "+254700777999";
+      const stored = await withChannels.records.record(resultFixture(), {
+        language: "en",
+        owner: farmer,
+        source: "sms",
+      });
+      await withChannels.addStaff("wanjiru", PASSWORD, "admin");
+      const admin = new Visitor(withChannels.app);
+      await admin.signIn("wanjiru", PASSWORD);
+      await admin.get(`/console/lookup?q=${encodeURIComponent(farmer)}`);
+      const done = await admin.post("/console/lookup/forget", { who: farmer, asked: "yes" });
+      expect(done.statusCode).toBe(303);
+      expect(queued).toEqual([farmer]);
+      // The worker deletes it; the console deleted nothing itself.
+      expect(await withChannels.records.store.getByCode(stored.code)).toBeDefined();
+      expect((await admin.get(done.headers.location as string)).body).toContain(
+        `Deleting everything about ${farmer}`,
+      );
+    } finally {
+      await withChannels.close();
+    }
+  });
+});

@@ -34,7 +34,12 @@ export async function consoleTestApp(
   {
     diagnoser = new StubDiagnoser(),
     enqueueAnswer,
-  }: { diagnoser?: Diagnoser; enqueueAnswer?: (requestId: string, owner?: string) => Promise<void> } = {},
+    enqueueForget,
+  }: {
+    diagnoser?: Diagnoser;
+    enqueueAnswer?: (requestId: string, owner?: string) => Promise<void>;
+    enqueueForget?: (owner: string) => Promise<void>;
+  } = {},
 ): Promise<ConsoleTestApp> {
   const prefix = `test-console-${name}-${process.pid}-${Date.now()}:`;
   const redis = new Redis("redis://127.0.0.1:6379");
@@ -70,6 +75,7 @@ export async function consoleTestApp(
       staff,
       knowledge,
       ...(enqueueAnswer ? { enqueueAnswer } : {}),
+      ...(enqueueForget ? { enqueueForget } : {}),
       resultSink: (result, submission) =>
         sink(result, submission).finally(() => sinking(result.request_id).resolve()),
     },

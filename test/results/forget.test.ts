@@ -47,9 +47,9 @@ async function keptFor(records: Records, owner: string) {
 }
 
 describe.each([
-  ["Redis", () => createRecords(redis, { prefix })],
-  ["memory", () => createRecords(undefined)],
-])("forgetting a farmer (%s)", (_name, make) => {
+  ["Redis", () => createRecords(redis, { prefix }), true],
+  ["memory", () => createRecords(undefined), false],
+])("forgetting a farmer (%s)", (_name, make, isRedis) => {
   it("deletes their results, photos, codes, messages and examples, and nobody else's", async () => {
     const records = make();
     const theirs = await keptFor(records, FARMER);
@@ -57,8 +57,19 @@ describe.each([
     expect((await records.reviews.list()).map((c) => c.stored.owner)).toContain(FARMER);
 
     await records.store.setShown(FARMER, theirs[0]!.result.request_id);
+    await records.consent.inform(FARMER);
+    const queued = await records.reviews.count();
     expect(await forgetFarmer(records, FARMER)).toEqual({ results: 2, examples: 1 });
     expect(await records.store.shownFor(FARMER)).toBeUndefined();
+    expect(await records.consent.get(FARMER)).toBeUndefined();
+    // Their unsure photo's case left the queue at once (not at the next page's read).
+    expect(await records.reviews.count()).toBe(queued - 1);
+    if (isRedis) {
+      // Nothing under this prefix names them, nor any of their results.
+      const left = await redis.keys(`${prefix}*`);
+      const theirIds = theirs.flatMap((r) => [r.result.request_id, r.code]);
+      expect(left.filter((k) => k.includes(FARMER) || theirIds.some((id) => k.endsWith(id)))).toEqual([]);
+    }
 
     for (const stored of theirs) {
       expect(await records.store.get(stored.result.request_id)).toBeUndefined();
@@ -78,5 +89,13 @@ describe.each([
     expect(await records.sent.list(NEIGHBOUR)).toHaveLength(1);
     expect(await records.examples.get(neighbours[0]!.result.request_id)).toBeDefined();
     expect(await forgetFarmer(records, FARMER)).toEqual({ results: 0, examples: 0 });
+  });
+
+  it("keeps a refusal to keep photos, so it goes on being honoured", async () => {
+    const records = make();
+    await keptFor(records, FARMER);
+    await records.consent.set(FARMER, "refused");
+    await forgetFarmer(records, FARMER);
+    expect((await records.consent.get(FARMER))?.status).toBe("refused");
   });
 });

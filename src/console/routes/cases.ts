@@ -117,13 +117,17 @@ const caseRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => 
       if (request.staff?.role !== "admin") throw new PageError(403, "errors.admin_only");
       const owner = ownerFromQuery(request.body.who);
       if (!owner) throw new PageError(404, "errors.not_found");
-      const forgotten = await forgetFarmer(records, owner);
-      request.log.info(
-        { staff: request.staff.username, ...forgotten },
-        "farmer's data deleted at their request",
-      );
       const ctx = await app.pageContext(request, reply);
-      flash(request, "ok", ctx.t("lookup.forgotten", { ...forgotten, who: owner }));
+      const staff = request.staff.username;
+      if (deps.enqueueForget) {
+        await deps.enqueueForget(owner);
+        request.log.info({ staff }, "farmer's data deletion queued at their request");
+        flash(request, "ok", ctx.t("lookup.forget_queued", { who: owner }));
+      } else {
+        const forgotten = await forgetFarmer(records, owner);
+        request.log.info({ staff, ...forgotten }, "farmer's data deleted at their request");
+        flash(request, "ok", ctx.t("lookup.forgotten", { ...forgotten, who: owner }));
+      }
       return reply.redirect(`${CONSOLE_PREFIX}/lookup`, 303);
     },
   );

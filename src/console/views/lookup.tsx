@@ -5,14 +5,18 @@ import { formatWhen } from "./format.js";
 import { CsrfField, Layout } from "./layout.js";
 import { OutcomeBadge, Photo } from "./result.js";
 
-/** Sent, refused, kept for the farmer's next message, or kept and sent since (a newer entry sent the same text). */
+/**
+ * Sent, refused, or kept for the farmer's next message; a kept one whose text a newer entry sent (or the provider
+ * refused when it went out) is no longer waiting.
+ */
 function stateOf(m: SentMessage, i: number, messages: SentMessage[]) {
   if (m.ok) return { item: "sent", pill: "ok", label: "lookup.sent" };
-  if (!m.held) return { item: "failed", pill: "bad", label: "lookup.failed" };
-  const sentSince = messages.slice(0, i).some((newer) => newer.ok && newer.text === m.text);
-  return sentSince
-    ? { item: "sent", pill: "ok", label: "lookup.held_sent" }
-    : { item: "held", pill: "wait", label: "lookup.held" };
+  const later = m.held
+    ? messages.slice(0, i).find((newer) => !newer.held && newer.text === m.text)
+    : undefined;
+  if (m.held && !later) return { item: "held", pill: "wait", label: "lookup.held" };
+  if (later?.ok) return { item: "sent", pill: "ok", label: "lookup.held_sent" };
+  return { item: "failed", pill: "bad", label: "lookup.failed" };
 }
 
 export function Messages({ messages, ctx }: { messages: SentMessage[]; ctx: PageContext }) {
