@@ -154,16 +154,19 @@ async function settle(
       stored.owner,
     );
     kept = true;
-    // A refusal that came while this answer was being made: its deletion may have run before this save.
-    if (stored.owner && (await records.consent.get(stored.owner))?.status === "refused") {
+    // A refusal, or the farmer's data deleted, while this answer was being made: that deletion may have run
+    // before this save.
+    const refused = stored.owner && (await records.consent.get(stored.owner))?.status === "refused";
+    if (refused || !(await records.store.get(requestId))) {
       await records.examples.delete(requestId);
       kept = false;
     }
   }
 
   // The officer's answer is now the farmer's latest: "my last diagnosis" (USSD) gives it, also for a photo the
-  // model could not answer.
-  if (stored.owner) await records.store.setLast(stored.owner, requestId);
+  // model could not answer (not for a result deleted meanwhile).
+  if (stored.owner && (await records.store.get(requestId)))
+    await records.store.setLast(stored.owner, requestId);
   const reachable = stored.replyTo !== undefined || stored.routing !== undefined;
   if (reachable && deps.enqueueAnswer) await deps.enqueueAnswer(requestId, stored.owner);
   await records.reviews.settled(requestId, token);

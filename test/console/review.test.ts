@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { CLAIM_SECONDS, SETTLE_AFTER_MS, SURGE_MIN_COUNT } from "../../src/limits.js";
 import { outbreakReport } from "../../src/outbreaks/report.js";
 import { isoWeek } from "../../src/outbreaks/weeks.js";
+import { forgetFarmer } from "../../src/results/forget.js";
 import { createRecords } from "../../src/results/records.js";
 import type { Decision } from "../../src/results/types.js";
 import { answerCase, settleAnswers } from "../../src/review/answer.js";
@@ -238,6 +239,32 @@ describe("the review queue", () => {
       records.examples.save = save;
     }
     expect(await records.examples.get(id)).toBeUndefined();
+  });
+
+  it("keeps no example, and no 'last' key, of a farmer whose data was deleted while the answer was being saved", async () => {
+    await records.consent.inform("tg:11");
+    const stored = await records.record(unsure(), {
+      language: "sw",
+      source: "telegram",
+      owner: "tg:11",
+      photo: await photo(),
+    });
+    const id = stored.result.request_id;
+    await records.reviews.claim(id, "amina");
+    // The farmer's "delete everything" lands between the photo's read and the example's save.
+    const save = records.examples.save;
+    records.examples.save = async (...args) => {
+      await forgetFarmer(records, "tg:11");
+      return save(...args);
+    };
+    try {
+      const outcome = await answerAs("amina", id, { kind: "corrected", classId: "tomato__early_blight" });
+      expect(outcome).toMatchObject({ status: "done", kept: false });
+    } finally {
+      records.examples.save = save;
+    }
+    expect(await records.examples.get(id)).toBeUndefined();
+    expect(await redis.exists(`${prefix}last:tg:11`)).toBe(0);
   });
 
   it("finishes an answer whose follow-up failed part-way, once: the message, the example, the count", async () => {
