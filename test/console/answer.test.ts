@@ -38,6 +38,23 @@ async function openedBy(officer: string, id: string): Promise<Visitor> {
 /** The Redis key of the case's claim. */
 const claimKey = async (id: string) => (await t.redis.keys(`test-console-answer-*review:claim:${id}`))[0]!;
 
+describe("opening a case by its address", () => {
+  it("takes nothing: a case is taken by the queue's Answer button (a POST), then its page renews the claim", async () => {
+    const stored = await unsureCase({ language: "en", source: "whatsapp" });
+    const id = stored.result.request_id;
+    const v = new Visitor(t.app);
+    await v.signIn("amina", PASSWORD);
+    const followed = await v.get(`/console/review/${id}`);
+    expect(followed.statusCode).toBe(303);
+    expect(followed.headers.location).toBe("/console/review");
+    expect(await t.records.reviews.holder(id)).toBeUndefined();
+    expect((await v.get("/console/review")).body).toContain("Press Answer in the queue to take this case.");
+    expect((await v.post(`/console/review/${id}/claim`, {})).statusCode).toBe(303);
+    expect((await v.get(`/console/review/${id}`)).statusCode).toBe(200);
+    expect(await t.records.reviews.holder(id)).toBe("amina");
+  });
+});
+
 describe("an officer's answer the console refuses", () => {
   it("comes back with what they typed, and the case stays theirs", async () => {
     const stored = await unsureCase({ language: "en", source: "sms", owner: "+254700000123" });
