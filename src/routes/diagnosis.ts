@@ -28,8 +28,9 @@ Send \`multipart/form-data\`; only \`image\` is required. The crop is detected a
 \`region\` narrow the diagnosis. Rate limit: 30 requests per minute per IP, or the API key's own limit.
 
 400: malformed multipart body, or an image that is empty, over 10 MB, not a decodable JPEG/PNG/WebP/HEIC/HEIF
-(recognised from its bytes) or over ${MAX_INPUT_MEGAPIXELS} megapixels. 422: a form field fails validation. 503: too many photos are
-already waiting for upload or analysis; retry after \`Retry-After\` seconds.`;
+(recognised from its bytes) or over ${MAX_INPUT_MEGAPIXELS} megapixels. 401: an invalid API key, or routing keys in \`user_data\`
+without one. 422: a form field fails validation. 503: too many photos are already waiting for upload or
+analysis; retry after \`Retry-After\` seconds.`;
 
 const response = {
   200: withHeaders("The diagnosis", DiagnosisResult),

@@ -23,7 +23,7 @@ export const BadRequestError = errorBody(
 );
 export const UnauthorizedError = errorBody(
   "UnauthorizedError",
-  "An API key was sent and is not valid. Requests without a key are served on the per-IP limits.",
+  "An API key was sent and is not valid, or none was sent where one is needed (routing keys in user_data, stored results). Other requests without a key are served on the per-IP limits.",
   "Invalid API key. Send a valid key, or no key at all for the per-IP limits.",
 );
 export const RateLimitError = errorBody(

@@ -47,6 +47,10 @@ describe.each(languages)("SMS in %s", (language) => {
     for (const part of [view.description, ...view.actions.slice(0, 2).map(asSentence)]) {
       expect(gsm7Letters(text)).toContain(gsm7Letters(plainPunctuation(part)));
     }
+    // How urgent it is: every text of the knowledge base leaves room for it after the name.
+    expect(gsm7Letters(text)).toContain(
+      gsm7Letters(plainPunctuation(t(language, `urgency.${view.urgency}`))),
+    );
   });
 
   it.each(CLASS_IDS)("%s as an unsure answer's best guess", (classId) => {
@@ -79,7 +83,9 @@ describe("the room the knowledge base's SMS texts leave for the summary (limits.
       );
       if (view.kind !== "diagnosis") throw new Error("expected a diagnosis view");
       const only = { ...view, name: "N", band, description: "D.", actions: ["A", "B"], officer: false };
-      const text = renderSmsSummary(only, language, t, SMS_MAX_SEGMENTS);
+      // The urgency goes in only where the whole core fits with it: it is no part of the room kept for it.
+      const urgency = `${t(language, `urgency.${only.urgency}`)} `;
+      const text = renderSmsSummary(only, language, t, SMS_MAX_SEGMENTS).replace(urgency, "");
       const encoding = encodingOf(text);
       return { encoding, units: countUnits(text, encoding) - countUnits(core, encoding) };
     });

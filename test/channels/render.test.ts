@@ -124,10 +124,12 @@ describe("SMS rendering", () => {
 
   it("is written from the knowledge base in the reader's language, not from the texts stored with the result", () => {
     const text = renderSmsSummary(viewOf(stored(), "en", kb), "en", t, SMS_MAX_SEGMENTS);
-    const { name, description } = kb.describe("tomato__late_blight", "en", "simple");
+    const { name, description, urgency } = kb.describe("tomato__late_blight", "en", "simple");
     const [first, second] = kb.treatment(["tomato__late_blight"], "en", "simple").immediate_actions;
     expect(countSegments(text).encoding).toBe("GSM-7");
-    expect(text.startsWith(`${name} (likely). ${description} ${first} ${second}`)).toBe(true);
+    // How urgent it is follows the name: it fits with the whole core here.
+    const act = t("en", `urgency.${urgency}`);
+    expect(text.startsWith(`${name} (likely). ${act} ${description} ${first} ${second}`)).toBe(true);
     expect(text.endsWith("\nTreatment: send K7M4QX 2")).toBe(true);
     expect(text).not.toContain("A water mould");
   });

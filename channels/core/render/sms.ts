@@ -1,3 +1,4 @@
+import { SMS_CORE_ACTIONS } from "../../../src/diagnosis/knowledge/sms-core.js";
 import type { Language } from "../../../src/diagnosis/types.js";
 import { countSegments, gsm7Letters, plainPunctuation } from "../../../src/text/sms-segments.js";
 import { headline, officerSentences, type StatusView, statusParts } from "./parts.js";
@@ -11,10 +12,15 @@ import { asSentence, isAnswer, type ResultView, sentences } from "./view.js";
  * sentences in GSM-7 letters (gsm7Letters) carry more of them, those are sent.
  */
 export function fitSentences(parts: string[], tail: string, maxSegments: number): string {
+  return fitCounted(parts, tail, maxSegments).text;
+}
+
+/** fitSentences, and how many of the parts it kept. */
+function fitCounted(parts: string[], tail: string, maxSegments: number): { text: string; kept: number } {
   const written = fitted(parts, tail, maxSegments);
-  if (written.kept === parts.length) return written.text;
+  if (written.kept === parts.length) return written;
   const folded = fitted(parts.map(gsm7Letters), gsm7Letters(tail), maxSegments);
-  return folded.kept > written.kept ? folded.text : written.text;
+  return folded.kept > written.kept ? folded : written;
 }
 
 function fitted(parts: string[], tail: string, maxSegments: number): { text: string; kept: number } {
@@ -39,12 +45,12 @@ function cutToFit(sentence: string, tail: string, maxSegments: number): string {
 }
 
 /**
- * The answer to a photo and to its code: what it is and how likely, what it means, what to do first; the tail
- * says how to get the treatment. After the name comes the knowledge base's SMS core (description, first
- * actions: src/diagnosis/knowledge/sms-core.ts), which its authors keep within three segments with the room
- * SMS_SUMMARY_RESERVE leaves, so a cut falls after it. The urgency is not on SMS: it does not fit that room in
- * every language (up to 44 more characters, and accents that would make Spanish and Portuguese UCS-2). Any
- * other answer ends with its result code.
+ * The answer to a photo and to its code: what it is and how likely, how urgent, what it means, what to do
+ * first; the tail says how to get the treatment. After the name comes the knowledge base's SMS core
+ * (description, first actions: src/diagnosis/knowledge/sms-core.ts), which its authors keep within three
+ * segments with the room SMS_SUMMARY_RESERVE leaves, so a cut falls after it. The urgency ("act today: it
+ * spreads fast") follows the name only where the whole core still fits with it: that room was not sized for it.
+ * Any other answer ends with its result code.
  */
 export function renderSmsSummary(
   view: ResultView,
@@ -53,13 +59,20 @@ export function renderSmsSummary(
   maxSegments: number,
 ): string {
   if (view.kind !== "diagnosis") return renderSmsStatus(view, language, t, maxSegments);
-  const parts = [
-    headline(view.name, view.band, language, t),
-    ...sentences(view.description),
-    ...view.actions.map(asSentence),
+  const name = headline(view.name, view.band, language, t);
+  const core = [...sentences(view.description), ...view.actions.slice(0, SMS_CORE_ACTIONS).map(asSentence)];
+  const rest = [
+    ...view.actions.slice(SMS_CORE_ACTIONS).map(asSentence),
     ...officerSentences(view, language, t),
   ];
-  return fitSentences(parts, t(language, "code_more", { code: view.code }), maxSegments);
+  const tail = t(language, "code_more", { code: view.code });
+  const urgent = fitCounted(
+    [name, t(language, `urgency.${view.urgency}`), ...core, ...rest],
+    tail,
+    maxSegments,
+  );
+  if (urgent.kept >= 2 + core.length) return urgent.text;
+  return fitSentences([name, ...core, ...rest], tail, maxSegments);
 }
 
 /** The answer to "code 2": the treatment, for a farmer who already has the summary. */

@@ -7,13 +7,15 @@ export interface SimpleTexts {
   immediate_actions: string[];
 }
 
+/** The actions of a `simple` entry an SMS summary always carries. */
+export const SMS_CORE_ACTIONS = 2;
+
 /**
- * The part of a `simple` entry an SMS user always receives: name, description and the first two actions.
+ * The part of a `simple` entry an SMS user always receives: name, description and the first actions.
  * Written as the renderer joins them, so the budget measured here is the one paid on the network.
  */
 export function smsCore(name: string, simple: SimpleTexts): string {
-  const [first, second] = simple.immediate_actions;
-  return `${name}. ${simple.description} ${first ?? ""} ${second ?? ""}`;
+  return `${name}. ${simple.description} ${simple.immediate_actions.slice(0, SMS_CORE_ACTIONS).join(" ")}`;
 }
 
 export interface SmsBudget extends SegmentCount {

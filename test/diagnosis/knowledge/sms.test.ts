@@ -48,7 +48,7 @@ describe("SMS budget of the simple texts", () => {
     expect(smsBudget("a".repeat(3 * 153 - en.units + 1), "en").fits).toBe(false);
     expect(smsBudget("ê".repeat(3 * 67 - fr.units), "fr").fits).toBe(true); // ê is not GSM-7: UCS-2
     expect(smsBudget("ê".repeat(3 * 67 - fr.units + 1), "fr").fits).toBe(false);
-    expect(smsCore("X", { description: "D.", immediate_actions: [] })).toBe("X. D.  ");
+    expect(smsCore("X", { description: "D.", immediate_actions: [] })).toBe("X. D. ");
   });
 
   it("counts a core in UCS-2 where the summary's own words need it, even when the core alone is GSM-7", () => {
