@@ -186,12 +186,15 @@ describe("an answer to a case another officer answered meanwhile", () => {
     expect(decided.status).toBe("done");
     const late = await amina.post(`/console/review/${id}/answer`, {
       kind: "answered",
-      diagnosis: "x",
-      advice: "y",
+      diagnosis: "Potassium deficiency",
+      advice: "Apply wood ash & mulch <now>.",
     });
     expect(late.statusCode).toBe(303);
-    expect((await amina.get("/console/review")).body).toContain(
-      "This case has already been answered or has expired.",
+    const queue = (await amina.get("/console/review")).body;
+    expect(queue).toContain("This case has already been answered or has expired.");
+    // What she wrote comes back to copy, escaped as any text on the page.
+    expect(queue).toContain(
+      "What you wrote, to copy: Potassium deficiency: Apply wood ash &amp; mulch &lt;now&gt;.",
     );
   });
 });

@@ -162,11 +162,15 @@ const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) =
         // Not theirs to answer: someone else holds it now, it was answered (or expired), or they gave it back.
         const by = outcome.status === "not_claimed" ? await records.reviews.holder(id) : undefined;
         const open = outcome.status === "not_claimed" && (await records.reviews.isOpen(id));
-        flash(
-          request,
-          "error",
-          by ? ctx.t("review.taken", { name: by }) : open ? ctx.t("review.expired") : ctx.t("review.closed"),
-        );
+        const why = by
+          ? ctx.t("review.taken", { name: by })
+          : open
+            ? ctx.t("review.expired")
+            : ctx.t("review.closed");
+        // Words the officer wrote are not lost with the refusal: the queue page shows them back to copy.
+        const written =
+          decision.kind === "answered" ? `${decision.diagnosis}: ${decision.advice}` : undefined;
+        flash(request, "error", written ? `${why} ${ctx.t("review.your_text", { text: written })}` : why);
         return reply.redirect(queuePage, 303);
       }
       const said = outcome.sent
