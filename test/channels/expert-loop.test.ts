@@ -1,5 +1,5 @@
 // The farmer's side of the expert loop, with the real model: "did this help?" under each answer (Telegram
-// buttons, "reply 1 / 2" on WhatsApp and SMS), "wrong" sending the case to the officers' review queue, the
+// buttons, "reply 1 / 3" on WhatsApp and SMS), "wrong" sending the case to the officers' review queue, the
 // photo notice on a farmer's first message with the way to refuse, and "an officer will look" when unsure.
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -242,7 +242,7 @@ describe("Telegram", () => {
 describe("WhatsApp", () => {
   const FARMER = "+254733990003";
 
-  it("asks 'reply 1 / 2'; '1' is recorded as helped, '9' refuses keeping photos", async () => {
+  it("asks 'reply 1 / 3'; '1' is recorded as helped, '9' refuses keeping photos", async () => {
     await whatsapp(FARMER, "", "diagnosed.jpg");
     const [answer, ask, notice] = await atLeast(() => whatsappTo(FARMER), 3, "three messages");
     const stored = (await h.records.store.lastFor(FARMER))!;
