@@ -27,7 +27,7 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
 fi
 # The WhatsApp reply window needs Redis 7.0 (PEXPIRE ... GT): an older one fails those tests for a reason that
 # is not theirs.
-version=$(redis-cli -h 127.0.0.1 -p 6379 INFO server | sed -n 's/^redis_version:\([0-9]*\).*/\1/p')
+version=$(redis-cli -h 127.0.0.1 -p 6379 INFO server 2>/dev/null | sed -n 's/^redis_version:\([0-9]*\).*/\1/p' || true)
 if [ -n "$version" ] && [ "$version" -lt 7 ]; then
   echo "test-prereqs: the Redis on 127.0.0.1:6379 is version $version; the service needs 7.0 or later" >&2
   exit 1

@@ -34,6 +34,11 @@ export interface ReviewQueue {
   /** Takes the case out of the queue, with its claims (its result was deleted). */
   remove(requestId: string): Promise<void>;
   /**
+   * Renews the officer's claim, only if they hold it, or held it last and nobody took it since (their answer
+   * would still count then): opening a case's page takes nothing new.
+   */
+  renew(requestId: string, officer: string): Promise<ClaimOutcome>;
+  /**
    * Closes the case with the officer's answer, if they hold it, or held it last and their claim lapsed while
    * nobody took it (a long answer outlasts a claim); not once they gave it back, nor once it is answered. In the
    * same step the answer is
@@ -75,6 +80,8 @@ interface CaseIndex {
   holder(id: string): Promise<string | undefined>;
   /** Claims an open case when free or already the officer's (renews either way); "" when it is not open. */
   take(id: string, officer: string): Promise<string>;
+  /** take, but a free case only by whoever held it last; "" when it is not open, or free and not theirs. */
+  renew(id: string, officer: string): Promise<string>;
   drop(id: string, officer: string): Promise<void>;
   /**
    * Atomically: if the case is open and the officer holds it, or held it last and nobody holds it now, release
@@ -148,6 +155,12 @@ export function createReviewQueue(
       const holder = await index.take(requestId, officer);
       return holder === officer ? { ok: true } : { ok: false, by: holder || null };
     },
+    async renew(requestId, officer) {
+      const stored = await store.get(requestId);
+      if (!stored?.review || stored.review.decision) return { ok: false, by: null };
+      const holder = await index.renew(requestId, officer);
+      return holder === officer ? { ok: true } : { ok: false, by: holder || null };
+    },
     release: (requestId, officer) => index.drop(requestId, officer),
     holder: (requestId) => index.holder(requestId),
     isOpen: (requestId) => index.isOpen(requestId),
@@ -192,6 +205,13 @@ if (not holder) or holder == ARGV[1] then
   return ARGV[1]
 end
 return holder`;
+const RENEW = `if not redis.call('zscore', KEYS[2], ARGV[3]) then return '' end
+local holder = redis.call('get', KEYS[1])
+if holder == ARGV[1] or ((not holder) and redis.call('get', KEYS[3]) == ARGV[1]) then
+  redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]); redis.call('set', KEYS[3], ARGV[1], 'EX', ARGV[4])
+  return ARGV[1]
+end
+return holder or ''`;
 const DROP = `if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) end
 if redis.call('get', KEYS[2]) == ARGV[1] then redis.call('del', KEYS[2]) end
 return 0`;
@@ -216,6 +236,20 @@ function redisIndex(redis: Redis, keys: Keys, claimSeconds: number): CaseIndex {
       String(
         await redis.eval(
           TAKE,
+          3,
+          keys.claim(id),
+          keys.open,
+          keys.lastHolder(id),
+          officer,
+          claimSeconds,
+          id,
+          LAST_HOLDER_SECONDS,
+        ),
+      ),
+    renew: async (id, officer) =>
+      String(
+        await redis.eval(
+          RENEW,
           3,
           keys.claim(id),
           keys.open,
@@ -280,6 +314,13 @@ function memoryIndex(claimSeconds: number): CaseIndex {
       if (!open.has(id)) return "";
       const current = holder(id);
       if (current && current !== officer) return current;
+      claims.set(id, { officer, expires: Date.now() + claimSeconds * 1000 });
+      return officer;
+    },
+    async renew(id, officer) {
+      if (!open.has(id)) return "";
+      const current = holder(id);
+      if (current !== officer && (current || claims.get(id)?.officer !== officer)) return current ?? "";
       claims.set(id, { officer, expires: Date.now() + claimSeconds * 1000 });
       return officer;
     },

@@ -122,6 +122,18 @@ describe("SMS rendering", () => {
     );
   });
 
+  it.each(LANGUAGES)(
+    "%s: a doubtful diagnosis says an officer will look, right after what to do first",
+    (language) => {
+      const doubtful = stored();
+      doubtful.result.diagnoses[0]!.confidence = 0.45;
+      const view = viewOf(doubtful, language, kb, { officerReview: () => true });
+      const text = renderSmsSummary(view, language, t, SMS_MAX_SEGMENTS);
+      expect(countSegments(text).segments).toBeLessThanOrEqual(SMS_MAX_SEGMENTS);
+      expect(gsm7Letters(text)).toContain(gsm7Letters(plainPunctuation(t(language, "officer"))));
+    },
+  );
+
   it("is written from the knowledge base in the reader's language, not from the texts stored with the result", () => {
     const text = renderSmsSummary(viewOf(stored(), "en", kb), "en", t, SMS_MAX_SEGMENTS);
     const { name, description, urgency } = kb.describe("tomato__late_blight", "en", "simple");

@@ -52,6 +52,17 @@ describe("opening a case by its address", () => {
     expect((await v.post(`/console/review/${id}/claim`, {})).statusCode).toBe(303);
     expect((await v.get(`/console/review/${id}`)).statusCode).toBe(200);
     expect(await t.records.reviews.holder(id)).toBe("amina");
+    // Her claim lapses while nobody takes the case: reloading the page renews it (her answer would count).
+    await t.redis.del(await claimKey(id));
+    expect((await v.get(`/console/review/${id}`)).statusCode).toBe(200);
+    expect(await t.records.reviews.holder(id)).toBe("amina");
+    // A colleague following the link is told who has it, and takes nothing.
+    await t.addStaff("chiku", PASSWORD);
+    const colleague = new Visitor(t.app);
+    await colleague.signIn("chiku", PASSWORD);
+    expect((await colleague.get(`/console/review/${id}`)).statusCode).toBe(303);
+    expect((await colleague.get("/console/review")).body).toContain("amina is already answering this case.");
+    expect(await t.records.reviews.holder(id)).toBe("amina");
   });
 });
 

@@ -48,8 +48,9 @@ function cutToFit(sentence: string, tail: string, maxSegments: number): string {
  * The answer to a photo and to its code: what it is and how likely, how urgent, what it means, what to do
  * first; the tail says how to get the treatment. After the name comes the knowledge base's SMS core
  * (description, first actions: src/diagnosis/knowledge/sms-core.ts), which its authors keep within three
- * segments with the room SMS_SUMMARY_RESERVE leaves, so a cut falls after it. The urgency ("act today: it
- * spreads fast") follows the name only where the whole core still fits with it: that room was not sized for it.
+ * segments with the room SMS_SUMMARY_RESERVE leaves, so a cut falls after it, and "an officer will look" where
+ * the review queue has the case. The urgency ("act today: it spreads fast") follows the name only where all of
+ * that still fits with it (that room was not sized for it); later actions give way (the treatment has them).
  * Any other answer ends with its result code.
  */
 export function renderSmsSummary(
@@ -60,11 +61,13 @@ export function renderSmsSummary(
 ): string {
   if (view.kind !== "diagnosis") return renderSmsStatus(view, language, t, maxSegments);
   const name = headline(view.name, view.band, language, t);
-  const core = [...sentences(view.description), ...view.actions.slice(0, SMS_CORE_ACTIONS).map(asSentence)];
-  const rest = [
-    ...view.actions.slice(SMS_CORE_ACTIONS).map(asSentence),
+  // "An officer will look" comes right after the core: a farmer acting on a doubtful answer must know it.
+  const core = [
+    ...sentences(view.description),
+    ...view.actions.slice(0, SMS_CORE_ACTIONS).map(asSentence),
     ...officerSentences(view, language, t),
   ];
+  const rest = view.actions.slice(SMS_CORE_ACTIONS).map(asSentence);
   const tail = t(language, "code_more", { code: view.code });
   const urgent = fitCounted(
     [name, t(language, `urgency.${view.urgency}`), ...core, ...rest],

@@ -59,17 +59,16 @@ const reviewRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) =
     },
   );
 
-  // Opening the case renews the officer's claim: one who keeps it open keeps it. Taking a case is the queue's
-  // Answer button (a POST): a link followed from elsewhere (a GET) takes nothing.
+  // Opening the case renews the officer's claim (also one that lapsed while nobody took the case): one who keeps
+  // it open keeps it. Taking a case is the queue's Answer button (a POST): a link from elsewhere takes nothing.
   app.get(`${queuePage}/:id`, { schema: { hide: true, params: Params } }, async (request, reply) => {
     const officer = request.staff!.username;
     const ctx = await app.pageContext(request, reply);
-    const holder = await records.reviews.holder(request.params.id);
-    if (!holder && (await records.reviews.isOpen(request.params.id))) {
+    const claim = await records.reviews.renew(request.params.id, officer);
+    if (!claim.ok && !claim.by && (await records.reviews.isOpen(request.params.id))) {
       flash(request, "error", ctx.t("review.take_first"));
       return reply.redirect(queuePage, 303);
     }
-    const claim = await records.reviews.claim(request.params.id, officer);
     const stored = await records.store.get(request.params.id);
     if (!claim.ok || !stored) {
       flash(
