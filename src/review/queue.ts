@@ -225,6 +225,21 @@ if redis.call('get', KEYS[2]) == ARGV[2] then redis.call('del', KEYS[2]) end
 return 0`;
 
 function redisIndex(redis: Redis, keys: Keys, claimSeconds: number): CaseIndex {
+  /** TAKE or RENEW: the holder afterwards, "" when the case is not open (or, for RENEW, free and not theirs). */
+  const claimBy = async (script: string, id: string, officer: string) =>
+    String(
+      await redis.eval(
+        script,
+        3,
+        keys.claim(id),
+        keys.open,
+        keys.lastHolder(id),
+        officer,
+        claimSeconds,
+        id,
+        LAST_HOLDER_SECONDS,
+      ),
+    );
   return {
     async enqueue(id, at) {
       await redis.zadd(keys.open, "NX", String(at), id);
@@ -232,34 +247,8 @@ function redisIndex(redis: Redis, keys: Keys, claimSeconds: number): CaseIndex {
     ids: (limit) => redis.zrange(keys.open, "0", String(limit - 1)),
     count: () => redis.zcard(keys.open),
     holder: async (id) => (await redis.get(keys.claim(id))) ?? undefined,
-    take: async (id, officer) =>
-      String(
-        await redis.eval(
-          TAKE,
-          3,
-          keys.claim(id),
-          keys.open,
-          keys.lastHolder(id),
-          officer,
-          claimSeconds,
-          id,
-          LAST_HOLDER_SECONDS,
-        ),
-      ),
-    renew: async (id, officer) =>
-      String(
-        await redis.eval(
-          RENEW,
-          3,
-          keys.claim(id),
-          keys.open,
-          keys.lastHolder(id),
-          officer,
-          claimSeconds,
-          id,
-          LAST_HOLDER_SECONDS,
-        ),
-      ),
+    take: (id, officer) => claimBy(TAKE, id, officer),
+    renew: (id, officer) => claimBy(RENEW, id, officer),
     async drop(id, officer) {
       await redis.eval(DROP, 2, keys.claim(id), keys.lastHolder(id), officer);
     },
