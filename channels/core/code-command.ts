@@ -9,9 +9,14 @@ export interface CodeRequest {
 /** The key after a code that asks for its treatment. */
 const TREATMENT_KEY = "2";
 
+/** A key a farmer typed alone, spaces and a trailing full stop forgiven ("1", " 9. "). */
+export function keyTyped(text: string): string {
+  return text.trim().replace(/[.!]$/, "");
+}
+
 /** A "2" alone: the treatment the farmer's last answer offered ("send K7M4QX 2"), its code left out. */
 export function asksLastTreatment(text: string): boolean {
-  return text.trim().replace(/[.!]$/, "") === TREATMENT_KEY;
+  return keyTyped(text) === TREATMENT_KEY;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { StoredResult } from "../../src/results/types.js";
 import { FARMER_REPLIES } from "../limits.js";
 import { encodeAction } from "./actions.js";
+import { keyTyped } from "./code-command.js";
 import type { Conversation } from "./conversation.js";
 import type { HandlerDeps } from "./deps.js";
 import type { Button } from "./types.js";
@@ -14,7 +15,7 @@ export type FarmerReply = keyof typeof FARMER_REPLIES;
 
 /** "1", "3", "9" or "0" alone (spaces and a trailing full stop forgiven); anything else is not such a reply. */
 export function farmerReplyOf(text: string): FarmerReply | undefined {
-  const typed = text.trim().replace(/[.!]$/, "");
+  const typed = keyTyped(text);
   return (Object.keys(FARMER_REPLIES) as FarmerReply[]).find((reply) => FARMER_REPLIES[reply] === typed);
 }
 

@@ -153,9 +153,8 @@ async function diagnose(
 
 /**
  * Text without a photo: "1" / "3" judge the farmer's last answer, "9" refuses that photos are kept, "0" twice
- * deletes everything kept about the farmer; a
- * result code gets that result's summary, the code and 2 its treatment, a 2 alone the last answer's
- * treatment; anything else gets help.
+ * deletes everything kept about the farmer; a result code gets that result's summary, the code and 2 its
+ * treatment, a 2 alone the last summary's treatment; anything else gets help.
  */
 async function answerText({ message, text, talk, heldDelivered, deps }: Turn): Promise<void> {
   const reply = farmerReplyOf(text);

@@ -5,7 +5,7 @@ import { errorChain } from "../../src/logger.js";
 import type { SentLog } from "../../src/results/sent-log.js";
 import { HELD_REPLY_TTL_S, REPLY_WINDOW_MARGIN_MS } from "../limits.js";
 import type { Target } from "./conversation.js";
-import { readableText } from "./render/index.js";
+import { logEntry } from "./sent-log.js";
 import { type Adapter, PermanentJobError, type Reply } from "./types.js";
 
 /**
@@ -117,13 +117,7 @@ export function windowedSends(
       await windows.hold(reply);
       const owner = farmerKey(reply.provider, reply.to);
       await log
-        .add(owner, {
-          at: new Date().toISOString(),
-          channel: reply.channel,
-          text: readableText(reply.text, capabilities),
-          ok: false,
-          held: true,
-        })
+        .add(owner, { ...logEntry(reply, capabilities), ok: false, held: true })
         .catch(() => undefined);
       if (!(await windows.claimNotice(reply))) return;
       // The reply is kept whatever happens to the notice; one that fails is asked again with the next reply kept.

@@ -1,6 +1,18 @@
-import type { SentLog } from "../../src/results/sent-log.js";
+import type { SentLog, SentMessage } from "../../src/results/sent-log.js";
 import { readableText } from "./render/index.js";
-import type { Adapter } from "./types.js";
+import type { Adapter, Capabilities, Reply } from "./types.js";
+
+/** A reply as the farmer's delivery log keeps it: when, on which channel, and the text as a person reads it. */
+export function logEntry(
+  reply: Reply,
+  capabilities: Capabilities,
+): Pick<SentMessage, "at" | "channel" | "text"> {
+  return {
+    at: new Date().toISOString(),
+    channel: reply.channel,
+    text: readableText(reply.text, capabilities),
+  };
+}
 
 /**
  * The adapters, each send also written to the farmer's delivery log (what was sent, when, and why a send
@@ -14,11 +26,7 @@ export function loggingSends(
   const wrap = (adapter: Adapter): Adapter => ({
     ...adapter,
     async send(reply) {
-      const entry = {
-        at: new Date().toISOString(),
-        channel: reply.channel,
-        text: readableText(reply.text, adapter.capabilities(reply.channel)),
-      };
+      const entry = logEntry(reply, adapter.capabilities(reply.channel));
       const owner = farmerKey(reply.provider, reply.to);
       try {
         await adapter.send(reply);

@@ -17,7 +17,8 @@ export interface Forgotten {
  * on being honoured).
  */
 export async function forgetFarmer(records: Records, owner: string): Promise<Forgotten> {
-  const ids = (await records.store.listFor(owner)).map((stored) => stored.result.request_id);
+  const results = await records.store.listFor(owner);
+  const ids = results.map((stored) => stored.result.request_id);
   await records.photos.delete(ids);
   let examples = await records.examples.deleteOwner(owner);
   // Examples kept before they were indexed by farmer are found by the result they came from.
@@ -25,7 +26,7 @@ export async function forgetFarmer(records: Records, owner: string): Promise<For
   for (const id of ids) await records.reviews.remove(id);
   await records.sent.clear(owner);
   await records.consent.forgetInformed(owner);
-  const results = await records.store.forgetOwner(owner);
+  await records.store.forgetOwner(owner, results);
   return { results: results.length, examples };
 }
 

@@ -35,8 +35,8 @@ export interface ResultStore {
   listFor(owner: string): Promise<StoredResult[]>;
   /** Sets one part of a stored result's state; false when the result is gone. */
   setState<K extends keyof ResultState>(requestId: string, key: K, value: ResultState[K]): Promise<boolean>;
-  /** Deletes the owner's results (those indexed), their codes and the owner's index: the deleted results' ids. */
-  forgetOwner(owner: string): Promise<string[]>;
+  /** Deletes these results of the owner (listFor's), with their codes, and the owner's index and pointers. */
+  forgetOwner(owner: string, results: StoredResult[]): Promise<void>;
 }
 
 /**
@@ -158,17 +158,11 @@ function redisStore(
       const found = await Promise.all(ids.map((id) => read(id)));
       return found.filter((s): s is StoredResult => s !== undefined);
     },
-    async forgetOwner(owner) {
-      const ids = await redis.zrevrange(ownerKey(owner), 0, -1);
-      const codes = await Promise.all(ids.map(async (id) => (await read(id))?.code));
+    async forgetOwner(owner, results) {
       const tx = redis.multi().del(ownerKey(owner), lastKey(owner), shownKey(owner));
-      ids.forEach((id, i) => {
-        tx.del(resultKey(id), stateKey(id));
-        const code = codes[i];
-        if (code) tx.del(codeKey(code));
-      });
+      for (const { result, code } of results)
+        tx.del(resultKey(result.request_id), stateKey(result.request_id), codeKey(code));
       await tx.exec();
-      return ids;
     },
     async setState(requestId, key, value) {
       const ttl = await redis.ttl(resultKey(requestId));
@@ -263,16 +257,11 @@ function memoryStore({ maxEntries = 10_000, ttlSeconds = RESULT_TTL_SECONDS }: S
       found.state[key] = value;
       return true;
     },
-    async forgetOwner(owner) {
-      const ids = byOwner.get(owner) ?? [];
-      for (const id of ids) {
-        const found = results.get(id);
-        if (found) forget(id, found.stored);
-      }
+    async forgetOwner(owner, gone) {
+      for (const stored of gone) forget(stored.result.request_id, stored);
       byOwner.delete(owner);
       last.delete(owner);
       shown.delete(owner);
-      return ids;
     },
   };
 }
