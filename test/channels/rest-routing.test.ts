@@ -1,7 +1,6 @@
 // The REST app as src/server.ts assembles it: POST /diagnosis/ with routing keys in user_data also reaches
 // the farmer through the channel queue, and the provider webhooks on the same server escape the API's limits.
 import { createHash } from "node:crypto";
-import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routingOwner } from "../../channels/core/registry.js";
 import { viewOf } from "../../channels/core/render/view.js";
@@ -12,6 +11,7 @@ import { createResultSink } from "../../src/results/sink.js";
 import { awaitsOfficer } from "../../src/review/queue.js";
 import { counting, leafPhoto, loadCore } from "./support/core.js";
 import { type Harness, PUBLIC_BASE_URL, startHarness, TEST_CONFIG, untilIdle } from "./support/harness.js";
+import { postTwilio } from "./support/webhooks.js";
 
 let h: Harness;
 let core: Awaited<ReturnType<typeof loadCore>>;
@@ -121,17 +121,7 @@ describe("REST API and channels on one server", () => {
       NumMedia: "0",
       WaId: "254711222333",
     };
-    const signature = twilio.getExpectedTwilioSignature(
-      TEST_CONFIG.twilio.authToken,
-      `${PUBLIC_BASE_URL}/channels/twilio`,
-      form,
-    );
-    const reply = await h.app.inject({
-      method: "POST",
-      url: "/channels/twilio",
-      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
-      payload: new URLSearchParams(form).toString(),
-    });
+    const reply = await postTwilio(h.app, form);
     expect(reply.statusCode).toBe(200);
     await untilIdle(h);
     const sends = h.standIn.sends("twilio");
@@ -160,18 +150,7 @@ describe("REST API and channels on one server", () => {
         Body: "HELP",
         NumMedia: "0",
       };
-      const signature = twilio.getExpectedTwilioSignature(
-        TEST_CONFIG.twilio.authToken,
-        `${PUBLIC_BASE_URL}/channels/twilio`,
-        form,
-      );
-      const res = await h.app.inject({
-        method: "POST",
-        url: "/channels/twilio",
-        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
-        payload: new URLSearchParams(form).toString(),
-      });
-      expect(res.statusCode).toBe(200);
+      expect((await postTwilio(h.app, form)).statusCode).toBe(200);
     }
     // The eight messages are answered before the file's Redis connection closes (a job still running then
     // fails the suite with "Connection is closed").

@@ -215,54 +215,49 @@ describe("the review queue", () => {
     expect((await records.store.lastFor("+254700000777"))?.code).toBe(unsureOne.code);
   });
 
-  it("keeps no example of a farmer who refused while the officer's answer was being saved", async () => {
-    await records.consent.inform("tg:10");
+  /**
+   * A Telegram farmer's unsure case, answered with a class by Amina while `meanwhile` runs between the reads the
+   * answer makes and the example's save: the outcome and the case's id.
+   */
+  async function answeredWhile(owner: string, meanwhile: () => Promise<unknown>) {
+    await records.consent.inform(owner);
     const stored = await records.record(unsure(), {
       language: "sw",
       source: "telegram",
-      owner: "tg:10",
+      owner,
       photo: await photo(),
     });
     const id = stored.result.request_id;
     await records.reviews.claim(id, "amina");
-    // The farmer's refusal (recorded, their examples deleted) lands between the consent read and the save.
     const save = records.examples.save;
     records.examples.save = async (...args) => {
-      await records.consent.set("tg:10", "refused");
-      await records.examples.deleteOwner("tg:10");
+      await meanwhile();
       return save(...args);
     };
     try {
-      const outcome = await answerAs("amina", id, { kind: "corrected", classId: "tomato__early_blight" });
-      expect(outcome).toMatchObject({ status: "done", kept: false });
+      return {
+        id,
+        outcome: await answerAs("amina", id, { kind: "corrected", classId: "tomato__early_blight" }),
+      };
     } finally {
       records.examples.save = save;
     }
+  }
+
+  it("keeps no example of a farmer who refused while the officer's answer was being saved", async () => {
+    // The farmer's refusal (recorded, their examples deleted) lands between the consent read and the save.
+    const { id, outcome } = await answeredWhile("tg:10", async () => {
+      await records.consent.set("tg:10", "refused");
+      await records.examples.deleteOwner("tg:10");
+    });
+    expect(outcome).toMatchObject({ status: "done", kept: false });
     expect(await records.examples.get(id)).toBeUndefined();
   });
 
   it("keeps no example, and no 'last' key, of a farmer whose data was deleted while the answer was being saved", async () => {
-    await records.consent.inform("tg:11");
-    const stored = await records.record(unsure(), {
-      language: "sw",
-      source: "telegram",
-      owner: "tg:11",
-      photo: await photo(),
-    });
-    const id = stored.result.request_id;
-    await records.reviews.claim(id, "amina");
     // The farmer's "delete everything" lands between the photo's read and the example's save.
-    const save = records.examples.save;
-    records.examples.save = async (...args) => {
-      await forgetFarmer(records, "tg:11");
-      return save(...args);
-    };
-    try {
-      const outcome = await answerAs("amina", id, { kind: "corrected", classId: "tomato__early_blight" });
-      expect(outcome).toMatchObject({ status: "done", kept: false });
-    } finally {
-      records.examples.save = save;
-    }
+    const { id, outcome } = await answeredWhile("tg:11", () => forgetFarmer(records, "tg:11"));
+    expect(outcome).toMatchObject({ status: "done", kept: false });
     expect(await records.examples.get(id)).toBeUndefined();
     expect(await redis.exists(`${prefix}last:tg:11`)).toBe(0);
   });
