@@ -42,6 +42,8 @@ describe("a farmer's messages on the look-up page", () => {
     await v.signIn("amina", PASSWORD);
     const page = await v.get(`/console/lookup?q=${encodeURIComponent(FARMER)}`);
     expect(page.statusCode).toBe(200);
+    // Its result kept no photo: the note sits in the thumbnail's place, at the thumbnail's size.
+    expect(page.body).toContain('<div class="photo small missing">');
     const pills = [...page.body.matchAll(/<span class="pill (\w+)">([^<]*)<\/span>/g)].map((m) => [
       m[1],
       m[2],

@@ -7,7 +7,8 @@ import { formatWhen, languageName, regionName } from "./format.js";
 /** The photo with the model's boxes drawn over it, in the photo's own proportions. */
 export function Photo({ stored, ctx, small }: { stored: StoredResult; ctx: PageContext; small?: boolean }) {
   const id = stored.result.request_id;
-  if (!stored.photo) return <div class="photo missing">{ctx.t("case.no_photo")}</div>;
+  if (!stored.photo)
+    return <div class={small ? "photo small missing" : "photo missing"}>{ctx.t("case.no_photo")}</div>;
   const boxes = small ? [] : (stored.result.detections ?? []);
   return (
     <figure class={small ? "photo small" : "photo"}>
